@@ -1,0 +1,12 @@
+"""sklearn_bregman: kernel and metric learning with Bregman matrix divergences.
+
+Estimators follow scikit-learn's API and work in ``Pipeline`` and
+``GridSearchCV``.
+"""
+
+from .constraints import PairConstraints, pairs_from_labels
+from .itml import ITMLTransformer
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["ITMLTransformer", "PairConstraints", "pairs_from_labels", "__version__"]

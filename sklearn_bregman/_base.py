@@ -1,0 +1,52 @@
+"""Pieces shared by the pair-constraint learners of the suite."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from .constraints import check_pairs, pairs_from_labels, set_pair_bounds
+
+#: Parameter constraints common to every learner driven by pair constraints
+#: (scikit-learn's declarative validation, checked once at the top of fit).
+PAIR_LEARNER_PARAMETERS = {
+    # (0, inf]: inf means hard constraints.
+    "slack": [Interval(Real, 0, np.inf, closed="right")],
+    "n_constraints": [Interval(Integral, 1, None, closed="left"), None],
+    "bounds": [StrOptions({"percentile", "relative"}), tuple, list, np.ndarray],
+    "epsilon": [Interval(Real, 0, 1, closed="left")],
+    "unlabeled": [Integral, str, None],
+    "order": [StrOptions({"cyclic", "random"})],
+    "tol": [Interval(Real, 0, None, closed="neither")],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
+
+
+def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
+    """The validated constraint set of a ``fit`` call, with every bound set.
+
+    ``constraints`` wins when given (``y`` is then free for later steps of a
+    pipeline); otherwise pairs are drawn from the labels ``y``.  Bounds left
+    unset are filled by the estimator's ``bounds`` rule, measured on the rows
+    of ``G`` under the prior ``M0``.
+    """
+    if constraints is not None:
+        pairs = check_pairs(constraints, n_samples)
+    elif y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is "
+            "None. Pass class labels y, or pair constraints with constraints=..."
+        )
+    else:
+        if len(y) != n_samples:
+            raise ValueError(
+                f"y has {len(y)} entries but X has {n_samples} samples."
+            )
+        pairs = pairs_from_labels(
+            y, estimator.n_constraints, unlabeled=estimator.unlabeled, random_state=rng
+        )
+    return set_pair_bounds(
+        pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng
+    )

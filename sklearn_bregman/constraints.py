@@ -1,0 +1,453 @@
+"""Side information as constraints: pair sets, their generation and bounds.
+
+A pair constraint asks the learned squared distance of two training points to
+stay below a bound (similar pair, sign +1) or above one (dissimilar pair,
+sign -1)::
+
+    sign = +1:  d(i, j) <= bound        sign = -1:  d(i, j) >= bound
+
+:class:`PairConstraints` holds a set of them as flat arrays so that the
+compiled projection sweeps can walk them without Python objects per pair.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+__all__ = [
+    "PairConstraints",
+    "check_pairs",
+    "pair_sqdist",
+    "pairs_from_labels",
+    "set_pair_bounds",
+]
+
+#: Number of random pairs used to estimate the 'percentile' bounds.
+_PERCENTILE_PAIRS = 10_000
+#: Rows per block when squared distances are computed for many pairs.
+_CHUNK = 8192
+
+
+class PairConstraints:
+    """A set of pair constraints held as flat arrays.
+
+    Parameters
+    ----------
+    i, j : array-like of shape (n_constraints,)
+        Row indices (into the training data) of the two points of each pair.
+    sign : array-like of shape (n_constraints,)
+        +1 for a similar pair (``d(i, j) <= bound``), -1 for a dissimilar
+        pair (``d(i, j) >= bound``).
+    bound : array-like of shape (n_constraints,), default=None
+        Bound on the squared distance.  ``None`` (or NaN entries) means "not
+        set yet": the estimator fills it with its ``bounds`` rule.
+
+    Attributes
+    ----------
+    i, j : ndarray of dtype intp
+    sign : ndarray of dtype int8
+    bound : ndarray of dtype float64 (NaN where unset)
+
+    Examples
+    --------
+    >>> from sklearn_bregman.constraints import PairConstraints
+    >>> c = PairConstraints([0, 1], [2, 3], [1, -1], [0.5, 4.0])
+    >>> len(c), c.n_similar, c.n_dissimilar
+    (2, 1, 1)
+    """
+
+    def __init__(self, i, j, sign, bound=None):
+        self.i = np.ascontiguousarray(i, dtype=np.intp).reshape(-1)
+        self.j = np.ascontiguousarray(j, dtype=np.intp).reshape(-1)
+        self.sign = np.ascontiguousarray(sign, dtype=np.int8).reshape(-1)
+        if bound is None:
+            bound = np.full(self.i.shape[0], np.nan)
+        self.bound = np.ascontiguousarray(bound, dtype=np.float64).reshape(-1)
+        n = self.i.shape[0]
+        if not (self.j.shape[0] == self.sign.shape[0] == self.bound.shape[0] == n):
+            raise ValueError(
+                "constraints: i, j, sign and bound must have the same length; "
+                f"got {n}, {self.j.shape[0]}, {self.sign.shape[0]} and "
+                f"{self.bound.shape[0]}."
+            )
+
+    def __len__(self):
+        return self.i.shape[0]
+
+    @property
+    def n_similar(self):
+        """Number of similar pairs (sign +1)."""
+        return int(np.count_nonzero(self.sign > 0))
+
+    @property
+    def n_dissimilar(self):
+        """Number of dissimilar pairs (sign -1)."""
+        return int(np.count_nonzero(self.sign < 0))
+
+    def to_array(self):
+        """Return the constraints as an array of shape (n_constraints, 4).
+
+        Columns are ``i, j, sign, bound``; :func:`check_pairs` reads it back.
+        """
+        return np.column_stack([self.i, self.j, self.sign, self.bound]).astype(float)
+
+    def __getitem__(self, key):
+        return PairConstraints(self.i[key], self.j[key], self.sign[key], self.bound[key])
+
+    def __repr__(self):
+        return (
+            f"PairConstraints(n_constraints={len(self)}, n_similar={self.n_similar}, "
+            f"n_dissimilar={self.n_dissimilar})"
+        )
+
+
+def check_pairs(constraints, n_samples):
+    """Validate user-given pair constraints.
+
+    Parameters
+    ----------
+    constraints : PairConstraints, array-like of shape (n_constraints, 3 or 4) \
+            or tuple ``(i, j, sign)`` / ``(i, j, sign, bound)``
+        Rows of an array are ``i, j, sign[, bound]``; sign is +1 (similar) or
+        -1 (dissimilar); a NaN bound is filled later by the ``bounds`` rule.
+    n_samples : int
+        Number of training points the indices refer to.
+
+    Returns
+    -------
+    PairConstraints
+        A validated copy.
+
+    Raises
+    ------
+    ValueError
+        If an index is out of range, a pair joins a point to itself, a sign
+        is not +1/-1, or a bound is negative or infinite.  The message names
+        the parameter ``constraints`` and the first offending row.
+    """
+    if isinstance(constraints, PairConstraints):
+        pc = PairConstraints(constraints.i, constraints.j, constraints.sign,
+                             constraints.bound)
+    elif isinstance(constraints, tuple) and len(constraints) in (3, 4):
+        pc = PairConstraints(*constraints)
+    else:
+        arr = np.asarray(constraints, dtype=np.float64)
+        if arr.ndim != 2 or arr.shape[1] not in (3, 4):
+            raise ValueError(
+                "constraints must be a PairConstraints, a tuple (i, j, sign[, bound]) "
+                "or an array of shape (n_constraints, 3 or 4) with columns "
+                f"i, j, sign[, bound]; got an array of shape {arr.shape}."
+            )
+        ij = arr[:, :2]
+        if not np.all(np.isfinite(ij)) or np.any(ij != np.round(ij)):
+            raise ValueError("constraints: the indices i, j must be integers.")
+        if not np.all(np.isfinite(arr[:, 2])) or np.any(arr[:, 2] != np.round(arr[:, 2])):
+            raise ValueError("constraints: sign must be +1 (similar) or -1 (dissimilar).")
+        bound = arr[:, 3] if arr.shape[1] == 4 else None
+        pc = PairConstraints(arr[:, 0], arr[:, 1], arr[:, 2], bound)
+
+    if len(pc) == 0:
+        raise ValueError("constraints is empty: at least one pair constraint is needed.")
+    bad = np.flatnonzero((pc.i < 0) | (pc.i >= n_samples) | (pc.j < 0) | (pc.j >= n_samples))
+    if bad.size:
+        k = bad[0]
+        raise ValueError(
+            f"constraints: index out of range in row {k} (i={pc.i[k]}, j={pc.j[k]}); "
+            f"indices must lie in [0, {n_samples - 1}] for {n_samples} samples."
+        )
+    bad = np.flatnonzero(pc.i == pc.j)
+    if bad.size:
+        raise ValueError(
+            f"constraints: row {bad[0]} joins point {pc.i[bad[0]]} to itself (i == j)."
+        )
+    bad = np.flatnonzero((pc.sign != 1) & (pc.sign != -1))
+    if bad.size:
+        raise ValueError(
+            f"constraints: sign must be +1 (similar) or -1 (dissimilar); row {bad[0]} "
+            f"has {pc.sign[bad[0]]}."
+        )
+    _check_bound_values(pc.bound, allow_nan=True)
+    return pc
+
+
+def _check_bound_values(bound, allow_nan):
+    b = bound[~np.isnan(bound)] if allow_nan else bound
+    if not allow_nan and np.any(np.isnan(bound)):
+        raise ValueError("constraints: every bound must be set (found NaN).")
+    if np.any(~np.isfinite(b)):
+        raise ValueError("constraints: bounds must be finite.")
+    if np.any(b < 0):
+        k = np.flatnonzero(bound < 0)[0]
+        raise ValueError(
+            f"constraints: bounds are squared distances and must be non-negative; "
+            f"row {k} has {bound[k]}."
+        )
+
+
+def pair_sqdist(G, i, j, M=None):
+    """Squared distances ``(g_i - g_j)' M (g_i - g_j)`` of many pairs.
+
+    Computed in blocks, so memory stays O(block * r) whatever the number of
+    pairs.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, r)
+    i, j : ndarray of shape (c,)
+    M : ndarray of shape (r, r), default=None
+        Symmetric matrix; ``None`` means the identity.
+
+    Returns
+    -------
+    ndarray of shape (c,)
+    """
+    out = np.empty(len(i))
+    for start in range(0, len(i), _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        V = G[i[sl]] - G[j[sl]]
+        if M is None:
+            out[sl] = np.einsum("ij,ij->i", V, V)
+        else:
+            out[sl] = np.einsum("ij,ij->i", V @ M, V)
+    return out
+
+
+def _encode(lo, hi, n):
+    return lo.astype(np.int64) * n + hi
+
+
+def _sample_pairs(rng, n_wanted, n_available, draw, enumerate_all, n):
+    """Draw ``n_wanted`` distinct unordered pairs.
+
+    ``draw(size)`` returns candidate ``(i, j)`` arrays (rejected candidates
+    already removed); ``enumerate_all()`` lists every admissible pair and is
+    used when more than half of them are wanted.
+    """
+    if n_wanted <= 0:
+        return np.empty(0, np.intp), np.empty(0, np.intp)
+    if 2 * n_wanted >= n_available:
+        i, j = enumerate_all()
+        keep = rng.choice(len(i), n_wanted, replace=False)
+        return i[keep], j[keep]
+    keys = np.empty(0, np.int64)
+    while keys.size < n_wanted:
+        i, j = draw(2 * (n_wanted - keys.size) + 64)
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+        keys = np.union1d(keys, _encode(lo, hi, n))
+    keys = keys[rng.choice(keys.size, n_wanted, replace=False)]
+    return (keys // n).astype(np.intp), (keys % n).astype(np.intp)
+
+
+def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None):
+    """Random similar / dissimilar pairs from class labels.
+
+    Similar pairs join two points of one class, dissimilar pairs two points of
+    different classes; each kind gets half of ``n_constraints`` (the other
+    kind takes over what one kind cannot supply), pairs are distinct, and the
+    result is shuffled.  Bounds are left unset (NaN).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels.  Samples labelled ``unlabeled`` take part in no pair.
+    n_constraints : int, default=None
+        Number of pairs.  ``None`` gives ITML's default 40 c^2 for c classes.
+        Capped by the number of distinct admissible pairs.
+    unlabeled : int, str or None, default=-1
+        Label that marks an unlabeled sample (scikit-learn's semi-supervised
+        convention).  ``None``: every label is a class.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    PairConstraints
+
+    Warns
+    -----
+    UserWarning
+        When the labels are exactly {-1, +1} and ``unlabeled=-1``: half of a
+        binary problem would be read as unlabeled.
+    """
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    rng = check_random_state(random_state)
+    n = y.shape[0]
+    if unlabeled is None:
+        labeled = np.ones(n, dtype=bool)
+    else:
+        labeled = y != unlabeled
+        present = set(np.unique(y).tolist())
+        if present == {-1, 1} and unlabeled == -1:
+            warnings.warn(
+                "y holds only the labels -1 and 1, and -1 marks unlabeled samples "
+                "(unlabeled=-1): the samples labelled -1 get no constraint. If -1 is "
+                "a class, pass unlabeled=None.",
+                UserWarning,
+                stacklevel=2,
+            )
+    idx = np.flatnonzero(labeled)
+    classes, y_enc = np.unique(y[idx], return_inverse=True)
+    n_classes = classes.shape[0]
+    if n_classes < 2:
+        what = "no labeled sample" if n_classes == 0 else f"one class ({classes[0]!r})"
+        raise ValueError(
+            f"y has {what} among the labeled samples; pair constraints from labels "
+            "need at least two classes."
+        )
+    if n_constraints is None:
+        n_constraints = 40 * n_classes**2
+    if not isinstance(n_constraints, numbers.Integral) or n_constraints < 1:
+        raise ValueError(f"n_constraints must be a positive integer; got {n_constraints!r}.")
+
+    counts = np.bincount(y_enc, minlength=n_classes).astype(np.int64)
+    n_lab = int(counts.sum())
+    same_per_class = counts * (counts - 1) // 2
+    n_same_avail = int(same_per_class.sum())
+    n_diff_avail = int((n_lab * n_lab - int((counts**2).sum())) // 2)
+
+    n_same = min((n_constraints + 1) // 2, n_same_avail)
+    n_diff = min(n_constraints - n_same, n_diff_avail)
+    n_same = min(n_constraints - n_diff, n_same_avail)
+
+    # Labeled samples grouped by class: class k owns by_class[start[k]:start[k+1]].
+    by_class = idx[np.argsort(y_enc, kind="stable")]
+    start = np.concatenate([[0], np.cumsum(counts)])
+    y_full = np.full(n, -1, dtype=np.intp)
+    y_full[idx] = y_enc
+
+    def draw_same(size):
+        k = rng.choice(n_classes, size=size, p=same_per_class / same_per_class.sum())
+        a = (rng.random_sample(size) * counts[k]).astype(np.int64)
+        b = (rng.random_sample(size) * counts[k]).astype(np.int64)
+        keep = a != b
+        return by_class[start[k] + a][keep], by_class[start[k] + b][keep]
+
+    def all_same():
+        parts_i, parts_j = [], []
+        for k in range(n_classes):
+            m = by_class[start[k]:start[k + 1]]
+            a, b = np.triu_indices(m.shape[0], k=1)
+            parts_i.append(m[a])
+            parts_j.append(m[b])
+        return np.concatenate(parts_i), np.concatenate(parts_j)
+
+    def draw_diff(size):
+        i = idx[rng.randint(0, n_lab, size)]
+        j = idx[rng.randint(0, n_lab, size)]
+        keep = y_full[i] != y_full[j]
+        return i[keep], j[keep]
+
+    def all_diff():
+        a, b = np.triu_indices(n_lab, k=1)
+        keep = y_enc[a] != y_enc[b]
+        return idx[a[keep]], idx[b[keep]]
+
+    si, sj = _sample_pairs(rng, n_same, n_same_avail, draw_same, all_same, n)
+    di, dj = _sample_pairs(rng, n_diff, n_diff_avail, draw_diff, all_diff, n)
+    i = np.concatenate([si, di])
+    j = np.concatenate([sj, dj])
+    sign = np.concatenate([np.ones(si.size, np.int8), -np.ones(di.size, np.int8)])
+    perm = rng.permutation(i.size)
+    return PairConstraints(i[perm], j[perm], sign[perm])
+
+
+def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25,
+                    random_state=None):
+    """Fill the unset (NaN) bounds of ``constraints``.
+
+    Parameters
+    ----------
+    constraints : PairConstraints
+        Validated constraints; bounds already set are kept.
+    G : ndarray of shape (n, r)
+        Rows of the training points under the prior (data, or initial factor).
+    M : ndarray of shape (r, r), default=None
+        Prior metric on ``G``'s rows (``None``: identity).
+    bounds : {'percentile', 'relative'} or (upper, lower)
+        - ``'percentile'``: similar pairs get the 5th, dissimilar pairs the 95th
+          percentile of the squared distances of random pairs of points
+          (ITML, Davis et al. 2007).
+        - ``'relative'``: each pair's own initial squared distance ``d0``
+          times ``1 - epsilon`` (similar) or ``1 + epsilon`` (dissimilar)
+          (Kulis et al. 2009, Section 7.1).
+        - two numbers ``(upper, lower)``: similar pairs ``d <= upper``,
+          dissimilar pairs ``d >= lower``.
+    epsilon : float, default=0.25
+        Relative margin of ``'relative'``; in [0, 1).
+    random_state : int, RandomState instance or None
+        Draws the random pairs of ``'percentile'``.
+
+    Returns
+    -------
+    PairConstraints
+        A copy with every bound set.
+    """
+    out = constraints[:]
+    unset = np.isnan(out.bound)
+    if unset.any():
+        sim = unset & (out.sign > 0)
+        dis = unset & (out.sign < 0)
+        if isinstance(bounds, str) and bounds == "percentile":
+            upper, lower = percentile_bounds(G, M, random_state=random_state)
+            out.bound[sim] = upper
+            out.bound[dis] = lower
+        elif isinstance(bounds, str) and bounds == "relative":
+            if not (0.0 <= epsilon < 1.0):
+                raise ValueError(f"epsilon must lie in [0, 1); got {epsilon!r}.")
+            d0 = pair_sqdist(G, out.i[unset], out.j[unset], M)
+            factor = np.where(out.sign[unset] > 0, 1.0 - epsilon, 1.0 + epsilon)
+            out.bound[unset] = factor * d0
+        elif isinstance(bounds, str):
+            raise ValueError(
+                "bounds must be 'percentile', 'relative' or two numbers (upper, lower); "
+                f"got {bounds!r}."
+            )
+        else:
+            try:
+                upper, lower = (float(b) for b in bounds)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    "bounds must be 'percentile', 'relative' or two numbers "
+                    f"(upper, lower); got {bounds!r}."
+                ) from None
+            if not (np.isfinite(upper) and np.isfinite(lower)) or upper <= 0 or lower < 0:
+                raise ValueError(
+                    "bounds=(upper, lower) needs a finite upper > 0 (similar pairs) and "
+                    f"a finite lower >= 0 (dissimilar pairs); got {bounds!r}."
+                )
+            out.bound[sim] = upper
+            out.bound[dis] = lower
+    _check_bound_values(out.bound, allow_nan=False)
+    return out
+
+
+def percentile_bounds(G, M=None, *, low=5.0, high=95.0, random_state=None):
+    """ITML's bounds: percentiles of squared distances of random pairs.
+
+    Zero distances (duplicate points) are left out, so the upper bound on
+    similar pairs stays positive.
+
+    Returns
+    -------
+    upper, lower : float
+        The ``low`` and ``high`` percentiles.
+    """
+    rng = check_random_state(random_state)
+    n = G.shape[0]
+    if n < 2:
+        raise ValueError("percentile bounds need at least 2 samples.")
+    i = rng.randint(0, n, _PERCENTILE_PAIRS)
+    j = (i + 1 + rng.randint(0, n - 1, _PERCENTILE_PAIRS)) % n
+    d = pair_sqdist(G, i, j, M)
+    d = d[d > 0]
+    if d.size == 0:
+        raise ValueError(
+            "bounds='percentile': every sampled pair of points has zero distance; "
+            "the data has (almost) no spread. Give explicit bounds."
+        )
+    upper, lower = np.percentile(d, [low, high])
+    return float(upper), float(lower)
