@@ -5,6 +5,8 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from sklearn.utils.validation import column_or_1d
+
 from .constraints import check_pairs, pairs_from_labels, set_pair_bounds
 
 #: Parameter constraints common to every learner driven by pair constraints
@@ -40,7 +42,8 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
             "None. Pass class labels y, or pair constraints with constraints=..."
         )
     else:
-        if len(y) != n_samples:
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n_samples:
             raise ValueError(
                 f"y has {len(y)} entries but X has {n_samples} samples."
             )

@@ -95,6 +95,11 @@ class PairConstraints:
         """
         return np.column_stack([self.i, self.j, self.sign, self.bound]).astype(float)
 
+    def copy(self):
+        """A deep copy (the arrays are copied, not shared)."""
+        return PairConstraints(self.i.copy(), self.j.copy(), self.sign.copy(),
+                               self.bound.copy())
+
     def __getitem__(self, key):
         return PairConstraints(self.i[key], self.j[key], self.sign[key], self.bound[key])
 
@@ -130,8 +135,7 @@ def check_pairs(constraints, n_samples):
         the parameter ``constraints`` and the first offending row.
     """
     if isinstance(constraints, PairConstraints):
-        pc = PairConstraints(constraints.i, constraints.j, constraints.sign,
-                             constraints.bound)
+        pc = constraints.copy()
     elif isinstance(constraints, tuple) and len(constraints) in (3, 4):
         pc = PairConstraints(*constraints)
     else:
@@ -386,7 +390,7 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
     PairConstraints
         A copy with every bound set.
     """
-    out = constraints[:]
+    out = constraints.copy()
     unset = np.isnan(out.bound)
     if unset.any():
         sim = unset & (out.sign > 0)

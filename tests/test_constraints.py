@@ -1,0 +1,164 @@
+"""Pair constraints: generation from labels, bounds, validation."""
+
+import numpy as np
+import pytest
+
+from sklearn_bregman.constraints import (
+    PairConstraints,
+    check_pairs,
+    pair_sqdist,
+    pairs_from_labels,
+    set_pair_bounds,
+)
+
+
+def labels(n_per_class=(20, 30, 25)):
+    return np.repeat(np.arange(len(n_per_class)), n_per_class)
+
+
+def keys(pc):
+    lo, hi = np.minimum(pc.i, pc.j), np.maximum(pc.i, pc.j)
+    return set(zip(lo.tolist(), hi.tolist()))
+
+
+def test_default_count_is_itml_40_c_squared_half_each_kind():
+    y = labels()
+    pc = pairs_from_labels(y, random_state=0)
+    assert len(pc) == 40 * 3**2
+    assert pc.n_similar == pc.n_dissimilar == 180
+    assert np.all((y[pc.i] == y[pc.j]) == (pc.sign > 0))
+    assert len(keys(pc)) == len(pc)  # distinct pairs
+    assert np.all(pc.i != pc.j)
+    assert np.isnan(pc.bound).all()
+
+
+def test_capped_by_what_exists_and_other_kind_takes_over():
+    y = labels((3, 3))  # 6 same-class pairs, 9 different-class pairs
+    pc = pairs_from_labels(y, n_constraints=12, random_state=0)
+    assert pc.n_similar == 6 and pc.n_dissimilar == 6
+    pc = pairs_from_labels(y, n_constraints=100, random_state=0)
+    assert pc.n_similar == 6 and pc.n_dissimilar == 9
+    assert len(keys(pc)) == 15
+
+
+def test_large_draw_uses_rejection_sampling_and_stays_distinct():
+    y = np.random.default_rng(0).integers(0, 10, 5000)
+    pc = pairs_from_labels(y, n_constraints=20000, random_state=1)
+    assert len(pc) == 20000 and len(keys(pc)) == 20000
+    assert np.all((y[pc.i] == y[pc.j]) == (pc.sign > 0))
+
+
+def test_repeatable_under_random_state():
+    y = labels()
+    a = pairs_from_labels(y, 100, random_state=42)
+    b = pairs_from_labels(y, 100, random_state=42)
+    c = pairs_from_labels(y, 100, random_state=43)
+    assert np.array_equal(a.to_array(), b.to_array(), equal_nan=True)
+    assert not np.array_equal(a.i, c.i)
+
+
+def test_unlabeled_points_get_no_constraint():
+    y = labels()
+    y[::3] = -1
+    pc = pairs_from_labels(y, 500, random_state=0)
+    assert np.all(y[pc.i] != -1) and np.all(y[pc.j] != -1)
+
+
+def test_plus_minus_one_labels_warn_and_unlabeled_none_keeps_them():
+    y = np.array([-1, 1] * 10)
+    with pytest.warns(UserWarning, match="unlabeled=None"):
+        with pytest.raises(ValueError, match="one class"):
+            pairs_from_labels(y, random_state=0)
+    pc = pairs_from_labels(y, unlabeled=None, random_state=0)
+    assert pc.n_similar > 0 and pc.n_dissimilar > 0
+    assert np.any(y[pc.i] == -1)
+
+
+def test_string_labels_and_custom_marker():
+    y = np.array(["a", "b", "?"] * 10)
+    pc = pairs_from_labels(y, 50, unlabeled="?", random_state=0)
+    assert not np.any(y[pc.i] == "?") and not np.any(y[pc.j] == "?")
+
+
+@pytest.mark.parametrize("y", [np.zeros(10), np.full(10, -1)])
+def test_one_class_is_an_error(y):
+    with pytest.raises(ValueError, match="at least two classes"):
+        pairs_from_labels(y)
+
+
+def test_continuous_labels_are_an_error():
+    with pytest.raises(ValueError, match="Unknown label type"):
+        pairs_from_labels(np.linspace(0, 1, 10))
+
+
+def test_percentile_bounds_follow_itml():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 3))
+    pc = set_pair_bounds(pairs_from_labels(labels((100, 100)), 50, random_state=0), X,
+                         bounds="percentile", random_state=0)
+    i, j = np.triu_indices(200, 1)
+    d = pair_sqdist(X, i, j)
+    u, l = np.percentile(d, [5, 95])
+    assert np.allclose(pc.bound[pc.sign > 0], pc.bound[pc.sign > 0][0])
+    assert pc.bound[pc.sign > 0][0] == pytest.approx(u, rel=0.1)
+    assert pc.bound[pc.sign < 0][0] == pytest.approx(l, rel=0.1)
+
+
+def test_relative_bounds_use_each_pairs_own_distance_under_the_prior():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((30, 4))
+    M = np.diag([1.0, 2.0, 3.0, 4.0])
+    pc = set_pair_bounds(pairs_from_labels(labels((15, 15)), 40, random_state=0), X, M,
+                         bounds="relative", epsilon=0.2)
+    d0 = np.array([(X[a] - X[b]) @ M @ (X[a] - X[b]) for a, b in zip(pc.i, pc.j)])
+    assert np.allclose(pc.bound, np.where(pc.sign > 0, 0.8, 1.2) * d0)
+
+
+def test_explicit_bounds_and_user_bounds_are_kept():
+    X = np.random.default_rng(2).standard_normal((10, 2))
+    pc = PairConstraints([0, 1, 2], [3, 4, 5], [1, -1, 1], [np.nan, np.nan, 7.0])
+    out = set_pair_bounds(pc, X, bounds=(1.5, 9.0))
+    assert out.bound.tolist() == [1.5, 9.0, 7.0]
+    assert np.isnan(pc.bound[0])  # the input is not modified
+
+
+@pytest.mark.parametrize(
+    "bounds, match",
+    [("median", "bounds must be"), ((1.0,), "bounds must be"), ((0.0, 1.0), "upper > 0"),
+     ((1.0, -1.0), "lower >= 0"), ((np.inf, 1.0), "finite")],
+)
+def test_bad_bounds_rule(bounds, match):
+    X = np.random.default_rng(2).standard_normal((10, 2))
+    pc = PairConstraints([0, 1], [3, 4], [1, -1])
+    with pytest.raises(ValueError, match=match):
+        set_pair_bounds(pc, X, bounds=bounds)
+
+
+@pytest.mark.parametrize(
+    "constraints, match",
+    [
+        ([[0, 10, 1]], "out of range"),
+        ([[-1, 2, 1]], "out of range"),
+        ([[3, 3, 1]], "i == j"),
+        ([[0, 1, 0]], "sign must be"),
+        ([[0, 1, 1, -2.0]], "non-negative"),
+        ([[0, 1, 1, np.inf]], "finite"),
+        ([[0.5, 1, 1]], "integers"),
+        (np.zeros((2, 5)), "shape"),
+        (np.zeros((0, 3)), "empty"),
+    ],
+)
+def test_check_pairs_rejects_bad_constraints(constraints, match):
+    with pytest.raises(ValueError, match="constraints") as exc:
+        check_pairs(constraints, n_samples=10)
+    assert exc.match(match)
+
+
+def test_check_pairs_accepts_arrays_tuples_and_objects():
+    a = check_pairs([[0, 1, 1], [2, 3, -1]], 5)
+    b = check_pairs(([0, 2], [1, 3], [1, -1]), 5)
+    c = check_pairs(PairConstraints([0, 2], [1, 3], [1, -1], [1.0, 2.0]), 5)
+    assert a.i.tolist() == b.i.tolist() == c.i.tolist() == [0, 2]
+    assert c.bound.tolist() == [1.0, 2.0]
+    d = check_pairs(c.to_array(), 5)
+    assert np.array_equal(d.bound, c.bound)
