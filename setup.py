@@ -19,9 +19,9 @@ else:
 extensions = [
     Extension(
         "sklearn_bregman._engine._logdet",
-        ["sklearn_bregman/_engine/_logdet.pyx"],
-        depends=["sklearn_bregman/_engine/_dense_kernels.h"],
-        include_dirs=[np.get_include(), "sklearn_bregman/_engine"],
+        ["src/sklearn_bregman/_engine/_logdet.pyx"],
+        depends=["src/sklearn_bregman/_engine/_dense_kernels.h"],
+        include_dirs=[np.get_include(), "src/sklearn_bregman/_engine"],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=extra_compile_args,
     ),
