@@ -20,11 +20,14 @@ dual variable ``nu_c >= 0``, slack target ``xi_c`` and slack ``gamma``
 With ``gamma = inf`` the constraints are hard: the factor gamma / (gamma + 1)
 is 1 and ``xi_c`` stays at the bound.
 
-Departure from the papers, for speed only: the rank-one update of constraint
-``t`` and the product ``M v`` of constraint ``t + 1`` are fused into one pass
-over ``M``, so each projection reads the r x r state once (2 r^2 multiply-adds
-when the constraint moves ``M``, r^2 when it does not).  The arithmetic is the
-same as the two separate steps.
+Departures from the papers, for speed only: the state is kept in the upper
+triangle of ``M`` (the lower one is refreshed when the sweep ends, which also
+keeps ``M`` exactly symmetric), and the rank-one update of constraint ``t``
+is fused with the product ``M v`` of constraint ``t + 1``, so each
+projection reads and writes the r(r+1)/2 stored entries once: about 1.5 r^2
+multiply-adds when the constraint moves ``M``, r^2 when it does not.  The
+arithmetic is that of the two separate steps (the vector kernels are in
+``_dense_kernels.h``).
 """
 
 from libc.math cimport isinf
@@ -78,7 +81,8 @@ def logdet_pair_sweep(const double[:, ::1] G,
     nu : ndarray of shape (c,)
         Dual variables, non-negative, updated in place.
     M : ndarray of shape (r, r), C-contiguous
-        Symmetric positive definite state, updated in place.
+        Symmetric positive definite state, updated in place.  Only its upper
+        triangle is read; on return the lower triangle mirrors it.
     order : ndarray of shape (m,), intp
         Constraints to visit, in this order.
     slack : float

@@ -1,9 +1,0 @@
-import warnings
-
-import numpy as np
-import pytest
-
-
-@pytest.fixture
-def rng():
-    return np.random.default_rng(0)
