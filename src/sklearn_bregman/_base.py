@@ -3,6 +3,7 @@
 from numbers import Integral, Real
 
 import numpy as np
+from scipy import linalg
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from sklearn.utils.validation import column_or_1d
@@ -53,3 +54,13 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
     return set_pair_bounds(
         pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng
     )
+
+
+def components_from_metric(A):
+    """L with A = L^T L: the upper Cholesky factor, or a clipped eigen-root
+    if rounding left A numerically singular."""
+    try:
+        return linalg.cholesky(A, lower=False)
+    except linalg.LinAlgError:
+        w, V = linalg.eigh(A)
+        return np.sqrt(np.clip(w, 0.0, None))[:, None] * V.T

@@ -17,7 +17,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._base import PAIR_LEARNER_PARAMETERS, resolve_pair_constraints
+from ._base import (
+    PAIR_LEARNER_PARAMETERS,
+    components_from_metric,
+    resolve_pair_constraints,
+)
 from ._engine import logdet_pair_projections
 
 
@@ -173,7 +177,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         )
         self.prior_ = A0
         self.metric_ = result.M
-        self.components_ = _components_from_metric(result.M)
+        self.components_ = components_from_metric(result.M)
         self.constraints_ = pairs
         self.dual_coef_ = result.dual
         self.n_iter_ = result.n_iter
@@ -270,12 +274,3 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         tags.target_tags.required = True
         return tags
 
-
-def _components_from_metric(A):
-    """L with A = L^T L: the upper Cholesky factor, or a clipped eigen-root
-    if rounding left A numerically singular."""
-    try:
-        return linalg.cholesky(A, lower=False)
-    except linalg.LinAlgError:
-        w, V = linalg.eigh(A)
-        return np.sqrt(np.clip(w, 0.0, None))[:, None] * V.T

@@ -1,0 +1,230 @@
+"""Initial low-rank factors of a kernel, with their out-of-sample map.
+
+A factor is a pair (G0, phi0): G0 (n x r) with K0 ~= G0 G0' on the training
+points, and a map phi0 with phi0(X_train) = G0 that takes new points to the
+same r coordinates (DESIGN.md, layer 2).  The learners work on G0 only, so
+nothing of size n x n is ever formed, except for ``kernel='precomputed'``
+where the user hands the n x n matrix in.
+
+- linear kernel: the data itself (phi0(x) = x), or its top right singular
+  directions (phi0(x) = x V) when fewer than ``n_features`` columns are
+  asked for or there are more features than samples;
+- any other kernel: pivoted incomplete Cholesky (Fine & Scheinberg 2001;
+  Bach & Jordan 2005, Section 2), greedy on the largest residual diagonal,
+  built from kernel columns only, with the Nystrom-form out-of-sample map
+  phi0(x) = k0(x, X_pivots) L^-T, L = G0[pivots] (lower triangular).
+"""
+
+import warnings
+
+import numpy as np
+from scipy import linalg
+from sklearn.metrics.pairwise import pairwise_kernels
+
+__all__ = ["LowRankFactor", "kernel_diagonal", "pivoted_cholesky"]
+
+KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
+
+
+def _kernel_params(kernel, gamma, degree, coef0, kernel_params):
+    if callable(kernel):
+        return dict(kernel_params or {})
+    return {"gamma": gamma, "degree": degree, "coef0": coef0}
+
+
+def kernel_columns(X, Y, kernel, params):
+    """k0(X, Y) for a named or callable kernel (n_X x n_Y)."""
+    return pairwise_kernels(X, Y, metric=kernel, filter_params=True, **params)
+
+
+def kernel_diagonal(X, kernel, params):
+    """k0(x_i, x_i) for every row, in O(n d) (no kernel matrix is formed)."""
+    n = X.shape[0]
+    if kernel in ("rbf", "laplacian", "cosine"):
+        # cosine: 1 for non-zero rows, 0 for all-zero rows (sklearn's convention)
+        return np.ones(n) if kernel != "cosine" else (np.abs(X).sum(1) > 0).astype(float)
+    sq = np.einsum("ij,ij->i", X, X)
+    gamma = params.get("gamma")
+    if gamma is None:
+        gamma = 1.0 / X.shape[1]
+    if kernel == "linear":
+        return sq
+    if kernel == "poly":
+        return (gamma * sq + params["coef0"]) ** params["degree"]
+    if kernel == "sigmoid":
+        return np.tanh(gamma * sq + params["coef0"])
+    # callable: one evaluation per row (what pairwise_kernels does per pair)
+    return np.array([kernel_columns(X[i:i + 1], X[i:i + 1], kernel, params)[0, 0]
+                     for i in range(n)])
+
+
+def pivoted_cholesky(column, diag, max_rank, tol):
+    """Pivoted incomplete Cholesky from kernel columns.
+
+    At step k the pivot p is the point of largest residual diagonal
+    ``d_p = K_pp - |G[p, :k]|^2`` and the new column is
+    ``G[:, k] = (K[:, p] - G[:, :k] G[p, :k]') / sqrt(d_p)``
+    (Bach & Jordan 2005, Section 2.1).  Memory O(n * max_rank).
+
+    Parameters
+    ----------
+    column : callable
+        ``column(p)`` returns the kernel column K[:, p] as an ndarray (n,).
+    diag : ndarray of shape (n,)
+        The kernel's diagonal.
+    max_rank : int
+        Largest number of columns.
+    tol : float
+        Stop once the residual trace ``tr(K - G G')`` is at most
+        ``tol * tr(K)``.
+
+    Returns
+    -------
+    G : ndarray of shape (n, r), C-contiguous
+    pivots : ndarray of shape (r,), intp
+    residual_trace : ndarray of shape (r + 1,)
+        ``tr(K - G G')`` before the first and after each step.
+    """
+    n = diag.shape[0]
+    d = np.array(diag, dtype=np.float64)
+    np.maximum(d, 0.0, out=d)
+    trace0 = d.sum()
+    G = np.zeros((n, max_rank))
+    pivots = np.empty(max_rank, dtype=np.intp)
+    residual = [trace0]
+    # pivots whose residual is below this are numerically dependent on the others
+    floor = 1e-12 * max(d.max(), np.finfo(float).tiny) if n else 0.0
+    k = 0
+    while k < max_rank and residual[-1] > tol * trace0:
+        p = int(np.argmax(d))
+        if d[p] <= floor:
+            break
+        # a copy: column(p) may be a view of the caller's kernel matrix
+        g = np.array(column(p), dtype=np.float64).reshape(-1)
+        if k:
+            g -= G[:, :k] @ G[p, :k]
+        g /= np.sqrt(d[p])
+        g[pivots[:k]] = 0.0  # zero in exact arithmetic: keeps G[pivots] triangular
+        G[:, k] = g
+        d -= g * g
+        d[p] = 0.0
+        np.maximum(d, 0.0, out=d)
+        pivots[k] = p
+        k += 1
+        residual.append(d.sum())
+    G = np.ascontiguousarray(G[:, :k]) if k < max_rank else G
+    return G, pivots[:k], np.array(residual)
+
+
+class LowRankFactor:
+    """Initial factor G0 of a kernel and its out-of-sample map phi0.
+
+    Parameters
+    ----------
+    kernel : str or callable
+        'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', a callable
+        ``k(x, y) -> float``, or 'precomputed' (``fit`` gets the n x n kernel
+        matrix, ``transform`` rows of kernel values against the training
+        points).
+    rank : int or None
+        Number of columns; ``None``: ``min(n_samples, n_features)`` for the
+        linear kernel, ``min(n_samples, 100)`` otherwise.  Pivoted Cholesky
+        stops earlier when the residual trace is below ``tol`` times the
+        trace, or at the kernel's numerical rank.
+    tol : float
+        Relative residual trace at which pivoted Cholesky stops.
+    params : dict
+        Kernel parameters (gamma, degree, coef0, or the callable's own).
+
+    Attributes (after ``fit``)
+    --------------------------
+    rank_ : int
+    pivots_ : ndarray or None
+        Training rows used as pivots (incomplete Cholesky only).
+    residual_trace_ : ndarray or None
+        tr(K - G G') before the first and after each Cholesky step.
+    """
+
+    def __init__(self, kernel, rank, tol, params):
+        self.kernel = kernel
+        self.rank = rank
+        self.tol = tol
+        self.params = params
+
+    def fit(self, X):
+        """Return G0 (n x rank_, C-contiguous) for the training points X."""
+        n, d = X.shape
+        self.pivots_ = None
+        self.residual_trace_ = None
+        self._map = None
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                "kernel='precomputed' needs a square kernel matrix in fit; got X of "
+                f"shape {X.shape}."
+            )
+        if self.kernel == "linear":
+            limit = min(n, d)
+            rank = limit if self.rank is None else self.rank
+            self._check_rank(rank, limit, "min(n_samples, n_features)")
+            if rank == d:
+                self.rank_ = d
+                return np.ascontiguousarray(X)
+            # top right singular directions: phi0(x) = x V
+            _, _, Vt = linalg.svd(X, full_matrices=False)
+            self._map = np.ascontiguousarray(Vt[:rank].T)
+            self.rank_ = rank
+            return np.ascontiguousarray(X @ self._map)
+
+        limit = n
+        rank = min(n, 100) if self.rank is None else self.rank
+        self._check_rank(rank, limit, "n_samples")
+        if self.kernel == "precomputed":
+            diag = np.diag(X).copy()
+            scale = max(np.abs(diag).max(), 1.0)
+            if not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * scale):
+                raise ValueError(
+                    "kernel='precomputed': X must be a symmetric kernel matrix."
+                )
+            if np.any(diag < 0):
+                warnings.warn(
+                    "kernel='precomputed': the kernel matrix has negative diagonal "
+                    "entries, so it is not positive semi-definite; incomplete Cholesky "
+                    "factors only its positive part.",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            G, piv, res = pivoted_cholesky(lambda p: X[:, p], diag, rank, self.tol)
+        else:
+            diag = kernel_diagonal(X, self.kernel, self.params)
+            G, piv, res = pivoted_cholesky(
+                lambda p: kernel_columns(X, X[p:p + 1], self.kernel, self.params)[:, 0],
+                diag, rank, self.tol,
+            )
+            self._X_pivots = X[piv].copy()
+        if G.shape[1] == 0:
+            raise ValueError(
+                "The initial kernel is zero on the training data (no pivot with a "
+                "positive residual): nothing to learn from."
+            )
+        self.pivots_ = piv
+        self.residual_trace_ = res
+        self._L = G[piv].copy()  # lower triangular, r x r
+        self.rank_ = G.shape[1]
+        return G
+
+    def _check_rank(self, rank, limit, what):
+        if rank > limit:
+            raise ValueError(
+                f"rank={rank} is larger than the data allows: at most {what} = {limit}."
+            )
+
+    def transform(self, X):
+        """phi0(X): the factor's coordinates of (new) points."""
+        if self.kernel == "linear":
+            return X if self._map is None else X @ self._map
+        if self.kernel == "precomputed":
+            Kc = X[:, self.pivots_]
+        else:
+            Kc = kernel_columns(X, self._X_pivots, self.kernel, self.params)
+        # phi0(x) = k(x, pivots) L^-T  <=>  L phi0(x)' = k(pivots, x)
+        return linalg.solve_triangular(self._L, Kc.T, lower=True).T

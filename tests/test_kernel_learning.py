@@ -1,0 +1,164 @@
+"""LogDetKernelLearner: conformance, one optimum with ITML, range space, pipelines."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris, load_wine
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import pairwise_distances
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import GridSearchCV
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_bregman import ITMLTransformer, LogDetKernelLearner, PairConstraints
+from sklearn_bregman.constraints import pair_sqdist
+
+
+@parametrize_with_checks([
+    LogDetKernelLearner(random_state=0),
+    LogDetKernelLearner(kernel="rbf", rank=10, order="random", random_state=0),
+    LogDetKernelLearner(kernel="precomputed", random_state=0),
+])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+def wine():
+    X, y = load_wine(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("slack", [1.0, 10.0])
+def test_same_optimum_as_itml_in_another_basis(slack):
+    # One problem, one optimum: ITML on X with the identity prior, and LogDet
+    # kernel learning on the incomplete-Cholesky factor of K = X X' (other
+    # coordinates, same kernel) learn the same distances.
+    X, y = wine()
+    itml = ITMLTransformer(bounds="relative", slack=slack, tol=1e-8, max_iter=100000,
+                           random_state=0).fit(X, y)
+    K = X @ X.T
+    learner = LogDetKernelLearner(kernel="precomputed", slack=slack, tol=1e-8,
+                                  max_iter=100000).fit(K, constraints=itml.constraints_)
+    assert itml.converged_ and learner.converged_
+    D_itml = pairwise_distances(itml.transform(X))
+    D_kernel = pairwise_distances(learner.transform(K))
+    assert np.abs(D_kernel - D_itml).max() <= 1e-6 * D_itml.max()
+    # and on the data itself with the linear kernel
+    linear = LogDetKernelLearner(kernel="linear", slack=slack, tol=1e-8, max_iter=100000)
+    linear.fit(X, constraints=itml.constraints_)
+    D_linear = pairwise_distances(linear.transform(X))
+    assert np.abs(D_linear - D_itml).max() <= 1e-6 * D_itml.max()
+
+
+def test_range_space_rank_psd_and_hard_constraints():
+    X, y = load_iris(return_X_y=True)
+    learner = LogDetKernelLearner(kernel="rbf", gamma=0.5, rank=12, slack=np.inf,
+                                  n_constraints=20, tol=1e-10, max_iter=100000,
+                                  random_state=0).fit(X, y)
+    assert learner.converged_
+    G0 = learner.factor_.transform(X)
+    K = learner.learned_kernel(X)
+    # PSD, with the rank of the initial kernel
+    w = np.linalg.eigvalsh(K)
+    assert w.min() > -1e-9 * w.max()
+    assert np.linalg.matrix_rank(K, tol=1e-8 * w.max()) == learner.rank_ == 12
+    # range(K) = range(K0): K's columns lie in span(G0)
+    Q, _ = np.linalg.qr(G0)
+    assert np.abs(K - Q @ (Q.T @ K)).max() <= 1e-9 * np.abs(K).max()
+    # K = G0 M G0'
+    assert np.allclose(K, G0 @ learner.metric_ @ G0.T)
+    # hard constraints hold at convergence
+    pc = learner.constraints_
+    d = np.diag(K)[pc.i] + np.diag(K)[pc.j] - 2 * K[pc.i, pc.j]
+    assert np.all(pc.sign * (d - pc.bound) <= 1e-6 * pc.bound)
+
+
+def test_transform_embedding_and_learned_kernel_agree():
+    X, y = load_iris(return_X_y=True)
+    learner = LogDetKernelLearner(kernel="rbf", rank=15, random_state=0).fit(X, y)
+    assert np.abs(learner.transform(X) - learner.embedding_).max() < 1e-8
+    Z = learner.transform(X[:5])
+    assert np.allclose(learner.learned_kernel(X[:5], X[5:9]), Z @ learner.transform(X[5:9]).T)
+    assert learner.get_feature_names_out().shape == (15,)
+
+
+def test_learning_shrinks_similar_and_stretches_dissimilar_pairs():
+    X, y = load_iris(return_X_y=True)
+    learner = LogDetKernelLearner(kernel="rbf", rank=20, slack=10.0, random_state=0).fit(X, y)
+    pc = learner.constraints_
+    G0 = learner.factor_.transform(X)
+    d0 = pair_sqdist(G0, pc.i, pc.j)
+    d1 = pair_sqdist(learner.embedding_, pc.i, pc.j)
+    assert np.median(d1[pc.sign > 0] / d0[pc.sign > 0]) < 0.8
+    assert np.median(d1[pc.sign < 0] / d0[pc.sign < 0]) > 1.2
+
+
+def test_precomputed_follows_sklearn_convention():
+    X, y = load_iris(return_X_y=True)
+    train, test = np.arange(0, 150, 2), np.arange(1, 150, 2)
+    K_train = rbf_kernel(X[train], gamma=0.5)
+    K_test = rbf_kernel(X[test], X[train], gamma=0.5)
+    pre = LogDetKernelLearner(kernel="precomputed", rank=20, random_state=0).fit(K_train, y[train])
+    direct = LogDetKernelLearner(kernel="rbf", gamma=0.5, rank=20, random_state=0).fit(X[train], y[train])
+    assert np.allclose(pre.transform(K_test) @ pre.transform(K_test).T,
+                       direct.transform(X[test]) @ direct.transform(X[test]).T, atol=1e-8)
+
+
+def test_unlabeled_points_are_embedded_not_constrained():
+    X, y = load_iris(return_X_y=True)
+    y = y.copy()
+    y[1::2] = -1
+    learner = LogDetKernelLearner(kernel="rbf", rank=10, random_state=0).fit(X, y)
+    assert learner.embedding_.shape == (150, 10)
+    used = np.union1d(learner.constraints_.i, learner.constraints_.j)
+    assert np.all(y[used] != -1)
+
+
+def test_repeatable_and_picklable():
+    X, y = load_iris(return_X_y=True)
+    a = LogDetKernelLearner(kernel="rbf", rank=10, order="random", random_state=1).fit(X, y)
+    b = LogDetKernelLearner(kernel="rbf", rank=10, order="random", random_state=1).fit(X, y)
+    assert np.array_equal(a.embedding_, b.embedding_)
+    c = pickle.loads(pickle.dumps(a))
+    assert np.array_equal(c.transform(X), a.transform(X))
+
+
+@pytest.mark.parametrize(
+    "params, fit_kw, match",
+    [
+        ({"rank": 500, "kernel": "rbf"}, {}, "rank=500 is larger than the data allows"),
+        ({"rank": 0}, {}, "'rank' parameter"),
+        ({"kernel": "nope"}, {}, "'kernel' parameter"),
+        ({"gamma": -1.0, "kernel": "rbf"}, {}, "'gamma' parameter"),
+        ({"slack": 0}, {}, "'slack' parameter"),
+        ({}, {"constraints": [[0, 200, 1]]}, "constraints: index out of range"),
+    ],
+)
+def test_bad_input(params, fit_kw, match):
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=match):
+        LogDetKernelLearner(**params).fit(X, y, **fit_kw)
+
+
+def test_grid_search_over_gamma_and_slack_in_a_pipeline():
+    X, y = load_iris(return_X_y=True)
+    pipe = Pipeline([("learner", LogDetKernelLearner(kernel="rbf", rank=15, random_state=0)),
+                     ("knn", KNeighborsClassifier(3))])
+    grid = {"learner__gamma": [0.1, 1.0], "learner__slack": [0.1, 10.0]}
+    gs = GridSearchCV(pipe, grid, cv=3, n_jobs=2, error_score="raise").fit(X, y)
+    assert gs.best_score_ > 0.9
+    assert gs.predict(X[:3]).shape == (3,)
+
+
+def test_constraints_without_labels():
+    X, _ = load_iris(return_X_y=True)
+    pc = PairConstraints([0, 1, 2, 60], [3, 4, 110, 120], [1, 1, -1, -1])
+    learner = LogDetKernelLearner(kernel="rbf", rank=10).fit(X, constraints=pc)
+    assert len(learner.dual_coef_) == 4
