@@ -17,7 +17,7 @@ from sklearn_bregman.constraints import pair_sqdist
 
 
 @parametrize_with_checks([ITMLTransformer(random_state=0),
-                          ITMLTransformer(slack=np.inf, order="random", random_state=0)])
+                          ITMLTransformer(slack=np.inf, order="cyclic", random_state=0)])
 def test_sklearn_compatible(estimator, check):
     # No expected failures: every scikit-learn check runs and must pass.
     with warnings.catch_warnings():
@@ -232,3 +232,13 @@ def test_set_output_pandas():
     out = ITMLTransformer(random_state=0).set_output(transform="pandas").fit(X, y).transform(X)
     assert isinstance(out, pd.DataFrame)
     assert list(out.columns) == [f"itmltransformer{k}" for k in range(4)]
+
+
+def test_cyclic_and_random_order_reach_the_same_optimum():
+    X, y = make_classification(400, 8, n_informative=4, n_classes=3, random_state=1)
+    kw = dict(bounds="relative", tol=1e-9, max_iter=200000, random_state=0)
+    a = ITMLTransformer(order="random", **kw).fit(X, y)
+    b = ITMLTransformer(order="cyclic", **kw).fit(X, y)
+    assert a.converged_ and b.converged_
+    assert a.n_iter_ < b.n_iter_
+    assert np.abs(a.metric_ - b.metric_).max() <= 1e-5 * np.abs(b.metric_).max()

@@ -70,8 +70,11 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     unlabeled : int, str or None, default=-1
         Label of unlabeled samples: they take part in no constraint.
         ``None`` if every label is a class.
-    order : {'cyclic', 'random'}, default='cyclic'
-        Constraint order of each sweep: as given, or reshuffled every sweep.
+    order : {'random', 'cyclic'}, default='random'
+        Constraint order of each sweep: reshuffled every sweep, or as given
+        (the papers' cyclic order).  Both reach the same optimum; reshuffling
+        converges in far fewer sweeps (measured: 26 against 65,667 sweeps to
+        tol=1e-7 on 5,000 constraints, see the README).
     tol : float, default=1e-3
         Stop when the relative L1 change of the dual variables over a sweep,
         ``|nu - nu_old|_1 / (|nu|_1 + |nu_old|_1)``, falls below ``tol``.
@@ -133,7 +136,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     }
 
     def __init__(self, slack=1.0, prior="identity", n_constraints=None,
-                 bounds="percentile", epsilon=0.25, unlabeled=-1, order="cyclic",
+                 bounds="percentile", epsilon=0.25, unlabeled=-1, order="random",
                  tol=1e-3, max_iter=1000, random_state=None, verbose=0):
         self.slack = slack
         self.prior = prior

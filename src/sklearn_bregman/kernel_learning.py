@@ -57,7 +57,7 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
     def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
                  kernel_params=None, rank=None, factor_tol=1e-6, slack=1.0,
                  n_constraints=None, bounds="relative", epsilon=0.25, unlabeled=-1,
-                 order="cyclic", tol=1e-3, max_iter=1000, random_state=None, verbose=0):
+                 order="random", tol=1e-3, max_iter=1000, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -225,8 +225,11 @@ class LogDetKernelLearner(_BaseKernelLearner):
         Margin of ``bounds='relative'``.
     unlabeled : int, str or None, default=-1
         Label of unlabeled samples (embedded, not constrained).
-    order : {'cyclic', 'random'}, default='cyclic'
-        Constraint order of each sweep.
+    order : {'random', 'cyclic'}, default='random'
+        Constraint order of each sweep: reshuffled every sweep, or as given
+        (the papers' cyclic order).  Both reach the same optimum; reshuffling
+        converges in far fewer sweeps (measured: 26 against 65,667 sweeps to
+        tol=1e-7 on 5,000 constraints, see the README).
     tol : float, default=1e-3
         Stop when the relative L1 change of the duals over a sweep is below.
     max_iter : int, default=1000

@@ -36,6 +36,24 @@ static inline void skb_difference(const double *restrict G, ptrdiff_t r,
         v[b] = gi[b] - gj[b];
 }
 
+/* Ask for rows i and j of G ahead of use: constraints are visited in an
+ * order known in advance, and on a large factor (n x r beyond the caches)
+ * each projection would otherwise wait on two random rows from memory. */
+static inline void skb_prefetch_pair(const double *G, ptrdiff_t r, ptrdiff_t i,
+                                     ptrdiff_t j)
+{
+#if defined(__GNUC__)
+    const char *gi = (const char *)(G + i * r);
+    const char *gj = (const char *)(G + j * r);
+    for (ptrdiff_t off = 0; off < r * (ptrdiff_t)sizeof(double); off += 64) {
+        __builtin_prefetch(gi + off);
+        __builtin_prefetch(gj + off);
+    }
+#else
+    (void)G; (void)r; (void)i; (void)j;
+#endif
+}
+
 /* x . y, four partial sums (a plain loop with one sum would not vectorise). */
 static inline double skb_dot(const double *restrict x, const double *restrict y,
                              ptrdiff_t r)

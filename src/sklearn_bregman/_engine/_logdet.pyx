@@ -44,6 +44,8 @@ cdef extern from "_dense_kernels.h" nogil:
     # dispatch); see the header for how each loop is laid out.
     void skb_difference(const double* G, Py_ssize_t r, Py_ssize_t i,
                         Py_ssize_t j, double* v)
+    void skb_prefetch_pair(const double* G, Py_ssize_t r, Py_ssize_t i,
+                           Py_ssize_t j)
     double skb_dot(const double* x, const double* y, Py_ssize_t r)
     void skb_matvec(const double* M, Py_ssize_t r, const double* v, double* w)
     void skb_update_matvec(double* M, Py_ssize_t r, double beta,
@@ -145,6 +147,8 @@ def logdet_pair_sweep(const double[:, ::1] G,
                     beta = da / (1.0 - da * p)
                     if not hard:
                         xi[c] = slack * xi[c] / (slack + da * xi[c])
+            if t + 2 < m:
+                skb_prefetch_pair(Gp, r, idx_i[order[t + 2]], idx_j[order[t + 2]])
             if t + 1 < m:
                 c_next = order[t + 1]
                 skb_difference(Gp, r, idx_i[c_next], idx_j[c_next], v_next)
