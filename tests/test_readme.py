@@ -3,7 +3,6 @@
 import pathlib
 import re
 
-
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
 
