@@ -4,16 +4,21 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 ``GridSearchCV``.
 """
 
+from .cluster import KernelKMeans
 from .constraints import PairConstraints, pairs_from_labels
 from .itml import ITMLTransformer
 from .kernel_learning import LogDetKernelLearner
+from .metrics import kernel_kmeans_scorer, knn_scorer
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "ITMLTransformer",
+    "KernelKMeans",
     "LogDetKernelLearner",
     "PairConstraints",
+    "kernel_kmeans_scorer",
+    "knn_scorer",
     "pairs_from_labels",
     "__version__",
 ]

@@ -1,0 +1,282 @@
+"""Kernel k-means: on a factor, k-means on its rows; on a kernel matrix, the real one."""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .lowrank import KERNELS, LowRankFactor, _kernel_params
+
+__all__ = ["KernelKMeans"]
+
+
+class KernelKMeans(ClusterMixin, BaseEstimator):
+    r"""Kernel k-means (Dhillon, Guan & Kulis 2004).
+
+    Minimises :math:`\sum_i \| \phi(x_i) - m_{c(i)} \|^2` with cluster means
+    :math:`m_c` in the kernel's feature space, where
+
+    .. math:: \|\phi(x_i) - m_c\|^2 = K_{ii} - \frac{2}{|c|} \sum_{j \in c} K_{ij}
+              + \frac{1}{|c|^2} \sum_{j, l \in c} K_{jl}.
+
+    - ``kernel='precomputed'``: the real kernel k-means on the given n x n
+      matrix; each iteration is one product ``K @ Z`` with the n x c cluster
+      indicator Z, O(n^2 c).  k-means++ seeding in feature space.
+    - any other kernel: the kernel is factored, K ~= G G' (the data itself
+      for 'linear', pivoted incomplete Cholesky of rank ``rank``
+      otherwise), and kernel k-means on G G' is k-means on the rows of G
+      (scikit-learn's :class:`~sklearn.cluster.KMeans`), O(n r c) per
+      iteration, memory O(n r).  A learner's ``embedding_`` is such a factor
+      of its learned kernel, so ``KernelKMeans(kernel='linear')`` on it
+      clusters with the learned kernel exactly.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+    kernel : {'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', \
+            'precomputed'} or callable, default='linear'
+    gamma, degree, coef0, kernel_params
+        Kernel parameters, as in scikit-learn (``gamma=None``: 1 / n_features).
+    rank : int, default=None
+        Rank of the incomplete Cholesky factor for non-linear kernels
+        (``None``: min(n_samples, 100)).
+    n_init : int, default=10
+        Restarts; the lowest inertia wins.
+    max_iter : int, default=300
+        Iterations per restart.
+    tol : float, default=1e-4
+        Stop when the inertia improves by less than ``tol`` times itself
+        (precomputed path), or KMeans' own ``tol``.
+    random_state : int, RandomState instance or None, default=None
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+    inertia_ : float
+        Sum of squared feature-space distances to the cluster means.
+    n_iter_ : int
+        Iterations of the best run.
+    cluster_centers_ : ndarray of shape (n_clusters, rank)
+        Means in the factor's coordinates (not for 'precomputed').
+    n_features_in_ : int
+
+    References
+    ----------
+    I. S. Dhillon, Y. Guan and B. Kulis. Kernel k-means, spectral clustering
+    and normalized cuts. KDD 2004.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_circles
+    >>> from sklearn_bregman.cluster import KernelKMeans
+    >>> X, _ = make_circles(200, factor=0.3, noise=0.05, random_state=0)
+    >>> km = KernelKMeans(n_clusters=2, kernel="rbf", gamma=5, random_state=0).fit(X)
+    >>> km.labels_.shape
+    (200,)
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "kernel": [StrOptions(set(KERNELS)), callable],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "rank": [Interval(Integral, 1, None, closed="left"), None],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, n_clusters=8, *, kernel="linear", gamma=None, degree=3, coef0=1,
+                 kernel_params=None, rank=None, n_init=10, max_iter=300, tol=1e-4,
+                 random_state=None, verbose=0):
+        self.n_clusters = n_clusters
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.rank = rank
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Cluster ``X`` (or the kernel matrix ``X`` if precomputed).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64)
+        n = X.shape[0]
+        if n < self.n_clusters:
+            raise ValueError(
+                f"n_samples={n} should be >= n_clusters={self.n_clusters}."
+            )
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "kernel='precomputed' needs a square kernel matrix in fit; got X of "
+                    f"shape {X.shape}."
+                )
+            self._fit_precomputed(X)
+            return self
+        self.factor_ = LowRankFactor(
+            self.kernel, self.rank, 1e-10,
+            _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                           self.kernel_params),
+        )
+        G = self.factor_.fit(X)
+        self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, max_iter=self.max_iter,
+                              tol=self.tol, random_state=self.random_state,
+                              verbose=self.verbose).fit(G)
+        self.labels_ = self.kmeans_.labels_
+        self.inertia_ = float(self.kmeans_.inertia_)
+        self.n_iter_ = self.kmeans_.n_iter_
+        self.cluster_centers_ = self.kmeans_.cluster_centers_
+        return self
+
+    def _fit_precomputed(self, K):
+        rng = check_random_state(self.random_state)
+        diag = np.diag(K).copy()
+        best = None
+        for run in range(self.n_init):
+            labels, inertia, n_iter = _kernel_kmeans_single(
+                K, diag, self.n_clusters, self.max_iter, self.tol, rng
+            )
+            if self.verbose:
+                print(f"[KernelKMeans] init {run}: inertia {inertia:.6g}, {n_iter} iterations")
+            if best is None or inertia < best[1]:
+                best = (labels, inertia, n_iter)
+        self.labels_, self.inertia_, self.n_iter_ = best
+        # what predict needs: K_new @ Zs and the squared norms of the means
+        self._Zs, _, self._within, _ = _means(K, self.labels_, self.n_clusters)
+
+    def predict(self, X):
+        """Nearest cluster mean in feature space for new points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, n_features), or (n_new, n_train)
+            kernel values against the training points if precomputed.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_new,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.kernel == "precomputed":
+            # K(x, x) is the same for every cluster: left out of the argmin
+            return np.argmin(self._within - 2.0 * (X @ self._Zs), axis=1)
+        return self.kmeans_.predict(self.factor_.transform(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+
+def _indicator(labels, k):
+    Z = np.zeros((labels.shape[0], k))
+    Z[np.arange(labels.shape[0]), labels] = 1.0
+    return Z
+
+
+def _means(K, labels, k):
+    """Cluster means as weights Zs (n x k, columns sum to 1), with K @ Zs and
+    the squared norms of the means, diag(Zs' K Zs)."""
+    Z = _indicator(labels, k)
+    sizes = Z.sum(0)
+    Zs = Z / np.maximum(sizes, 1)
+    KZs = K @ Zs
+    return Zs, KZs, np.einsum("ij,ij->j", Zs, KZs), sizes
+
+
+def _distances(diag, KZs, norms, sizes):
+    """Squared feature-space distances of every point to every cluster mean."""
+    D = diag[:, None] - 2.0 * KZs + norms[None, :]
+    D[:, sizes == 0] = np.inf
+    return np.maximum(D, 0.0)
+
+
+def _kmeans_plus_plus(K, diag, k, rng):
+    """Greedy k-means++ seeding in feature space (as scikit-learn's KMeans).
+
+    Each new seed is the best, by the resulting potential, of
+    ``2 + log(k)`` candidates drawn with probability proportional to the
+    squared distance to the nearest seed so far.
+    """
+    n = K.shape[0]
+    n_trials = 2 + int(np.log(k))
+
+    def sq_dist_to(c):
+        return np.maximum(diag - 2 * K[:, c] + diag[c], 0.0)
+
+    seeds = [rng.randint(n)]
+    closest = sq_dist_to(seeds[0])
+    for _ in range(1, k):
+        total = closest.sum()
+        if total <= 0:  # every point coincides with a seed
+            seeds.append(rng.choice(np.setdiff1d(np.arange(n), seeds)))
+            continue
+        candidates = rng.choice(n, size=n_trials, p=closest / total)
+        trials = np.minimum(closest[:, None], np.maximum(
+            diag[:, None] - 2 * K[:, candidates] + diag[candidates][None, :], 0.0))
+        best = int(np.argmin(trials.sum(0)))
+        seeds.append(candidates[best])
+        closest = trials[:, best]
+    return np.array(seeds)
+
+
+def _kernel_kmeans_single(K, diag, k, max_iter, tol, rng):
+    """One run of Lloyd's iterations in feature space from k-means++ seeds.
+
+    Stops when no label changes, or when the squared shift of the means,
+    sum_c |m_c - m_c_old|^2, is at most ``tol`` times the data's total
+    variance in feature space (scikit-learn's KMeans measures ``tol`` on the
+    centre shift the same way, against the mean feature variance).
+    """
+    n = K.shape[0]
+    tol_abs = tol * max((diag.sum() - K.sum() / n) / n, 0.0)
+    seeds = _kmeans_plus_plus(K, diag, k, rng)
+    labels = np.argmin(diag[:, None] - 2 * K[:, seeds] + diag[seeds][None, :], axis=1)
+    labels[seeds] = np.arange(k)
+    Zs_old = norms_old = None
+    for n_iter in range(1, max_iter + 1):
+        Zs, KZs, norms, sizes = _means(K, labels, k)
+        if Zs_old is not None:
+            # |m_c - m_c_old|^2 = |m_c|^2 - 2 m_c_old . m_c + |m_c_old|^2
+            shift = (norms - 2 * np.einsum("ij,ij->j", Zs_old, KZs) + norms_old).sum()
+            if shift <= tol_abs:
+                break
+        D = _distances(diag, KZs, norms, sizes)
+        new = np.argmin(D, axis=1)
+        # an empty cluster takes the point farthest from its current mean
+        for c in np.setdiff1d(np.arange(k), new):
+            far = np.argmax(D[np.arange(n), new])
+            new[far] = c
+            D[far, :] = 0.0
+        if np.array_equal(new, labels):
+            break
+        labels, Zs_old, norms_old = new, Zs, norms
+    _, KZs, norms, sizes = _means(K, labels, k)
+    D = _distances(diag, KZs, norms, sizes)
+    return labels, float(D[np.arange(n), labels].sum()), n_iter
