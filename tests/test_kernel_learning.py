@@ -162,3 +162,19 @@ def test_constraints_without_labels():
     pc = PairConstraints([0, 1, 2, 60], [3, 4, 110, 120], [1, 1, -1, -1])
     learner = LogDetKernelLearner(kernel="rbf", rank=10).fit(X, constraints=pc)
     assert len(learner.dual_coef_) == 4
+
+
+def my_rbf(x, y, gamma):
+    return np.exp(-gamma * np.sum((x - y) ** 2))
+
+
+def test_callable_kernel_matches_the_named_one():
+    X, y = load_iris(return_X_y=True)
+    X = X[::3]
+    y = y[::3]
+    named = LogDetKernelLearner(kernel="rbf", gamma=0.3, rank=12, random_state=0).fit(X, y)
+    func = LogDetKernelLearner(kernel=my_rbf, kernel_params={"gamma": 0.3}, rank=12,
+                               random_state=0).fit(X, y)
+    assert np.array_equal(named.pivots_, func.pivots_)
+    assert np.allclose(named.learned_kernel(X[:5], X), func.learned_kernel(X[:5], X),
+                       atol=1e-8)
