@@ -16,15 +16,23 @@ else:
     # the `omp simd reduction` pragmas of _dense_kernels.h (no OpenMP runtime).
     extra_compile_args = ["-O3", "-fopenmp-simd"]
 
-extensions = [
-    Extension(
-        "sklearn_bregman._engine._logdet",
-        ["src/sklearn_bregman/_engine/_logdet.pyx"],
-        depends=["src/sklearn_bregman/_engine/_dense_kernels.h"],
-        include_dirs=[np.get_include(), "src/sklearn_bregman/_engine"],
+ENGINE = "src/sklearn_bregman/_engine"
+
+
+def engine_extension(name, headers):
+    return Extension(
+        f"sklearn_bregman._engine.{name}",
+        [f"{ENGINE}/{name}.pyx"],
+        depends=[f"{ENGINE}/{h}" for h in headers],
+        include_dirs=[np.get_include(), ENGINE],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=extra_compile_args,
-    ),
+    )
+
+
+extensions = [
+    engine_extension("_logdet", ["_dense_kernels.h"]),
+    engine_extension("_vonneumann", ["_dense_kernels.h", "_vn_kernels.h"]),
 ]
 
 setup(

@@ -37,3 +37,54 @@ def logdet_pair_sweep_reference(G, idx_i, idx_j, sign, bound, xi, nu, M, order,
         M += beta * np.outer(w, w)
         n_moved += 1
     return n_satisfied, n_skipped, n_moved
+
+
+def vonneumann_pair_sweep_reference(U, idx_i, idx_j, sign, bound, xi, nu, L, order,
+                                    slack, rtol):
+    """One sweep of rank-one von Neumann projections, dense (JMLR 2009 §5.2, §6.2.1).
+
+    Every evaluation forms ``exp(L + x v v')`` with ``scipy.linalg.expm``;
+    the root of ``log v' exp(L + x v v') v + x / gamma - log xi`` comes from
+    ``scipy.optimize.brentq``.  Same in-place semantics as the compiled
+    ``vonneumann_pair_sweep`` (state ``L = log X``).
+    """
+    from scipy.linalg import expm
+    from scipy.optimize import brentq
+
+    hard = np.isinf(slack)
+    inv_gamma = 0.0 if hard else 1.0 / slack
+    n_satisfied = n_skipped = n_moved = 0
+    for c in order:
+        v = U[idx_i[c]] - U[idx_j[c]]
+        if v @ v <= 0.0:
+            n_skipped += 1
+            continue
+        delta = float(sign[c])
+        p = v @ expm(L) @ v
+        if delta * (p - bound[c]) <= rtol * bound[c]:
+            n_satisfied += 1
+        log_xi = np.log(xi[c])
+        g0 = np.log(p) - log_xi
+        if g0 == 0.0 or (nu[c] <= 0.0 and delta * g0 <= 0.0):
+            continue
+
+        def g(x):
+            return np.log(v @ expm(L + x * np.outer(v, v)) @ v) + x * inv_gamma - log_xi
+
+        step = -g0 / (v @ v + inv_gamma)
+        lo, hi = sorted([0.0, step])
+        while g(lo) > 0:
+            lo -= 2 * abs(step)
+        while g(hi) < 0:
+            hi += 2 * abs(step)
+        x = brentq(g, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=500)
+        alpha = min(nu[c], delta * x)
+        if alpha == 0.0:
+            continue
+        nu[c] -= alpha
+        x = delta * alpha
+        if not hard:
+            xi[c] *= np.exp(-x * inv_gamma)
+        L += x * np.outer(v, v)
+        n_moved += 1
+    return n_satisfied, n_skipped, n_moved

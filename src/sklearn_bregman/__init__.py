@@ -7,7 +7,7 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 from .cluster import KernelKMeans
 from .constraints import PairConstraints, pairs_from_labels
 from .itml import ITMLTransformer
-from .kernel_learning import LogDetKernelLearner
+from .kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
 from .metrics import kernel_kmeans_scorer, knn_scorer
 
 __version__ = "0.1.0.dev0"
@@ -17,6 +17,7 @@ __all__ = [
     "KernelKMeans",
     "LogDetKernelLearner",
     "PairConstraints",
+    "VonNeumannKernelLearner",
     "kernel_kmeans_scorer",
     "knn_scorer",
     "pairs_from_labels",

@@ -22,7 +22,7 @@ from ._base import (
     components_from_metric,
     resolve_pair_constraints,
 )
-from ._engine import logdet_pair_projections
+from ._engine import pair_projections
 
 
 class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -173,7 +173,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         rng = check_random_state(self.random_state)
         A0 = self._prior_metric(X)
         pairs = resolve_pair_constraints(self, y, constraints, X, A0, X.shape[0], rng)
-        result = logdet_pair_projections(
+        result = pair_projections(
             X, pairs, A0, slack=self.slack, order=self.order, tol=self.tol,
             max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
             owner=type(self).__name__,

@@ -14,6 +14,10 @@ from sklearn.utils import check_random_state
 
 from ..constraints import pair_sqdist
 from ._logdet import logdet_pair_sweep
+from ._vonneumann import vonneumann_pair_sweep
+
+#: The compiled sweep of each divergence: one pass of rank-one projections.
+SWEEPS = {"logdet": logdet_pair_sweep, "vonneumann": vonneumann_pair_sweep}
 
 #: A constraint counts as satisfied in the progress line when its squared
 #: distance is within this relative margin of its bound.
@@ -27,7 +31,7 @@ class ProjectionResult:
     Attributes
     ----------
     M : ndarray of shape (r, r)
-        Final symmetric positive definite state.
+        Final state: the matrix M itself for LogDet, log X for von Neumann.
     dual : ndarray of shape (c,)
         Dual variables (non-negative), one per constraint.
     slack_target : ndarray of shape (c,)
@@ -41,6 +45,10 @@ class ProjectionResult:
         factor (zero-length pairs).
     history : list of float
         Convergence measure after each sweep.
+    n_evals : int
+        Root-finder evaluations over the run (von Neumann; 0 for LogDet).
+    n_projections : int
+        Projections that moved the state.
     """
 
     M: np.ndarray
@@ -50,6 +58,8 @@ class ProjectionResult:
     converged: bool
     skipped: np.ndarray
     history: list = field(default_factory=list)
+    n_evals: int = 0
+    n_projections: int = 0
 
 
 def dual_change(nu, nu_old):
@@ -63,17 +73,20 @@ def dual_change(nu, nu_old):
     return float(np.abs(nu - nu_old).sum() / denom)
 
 
-def logdet_pair_projections(G, constraints, M0, *, slack=np.inf, order="cyclic",
-                            tol=1e-3, max_iter=1000, random_state=None, verbose=0,
-                            owner="LogDet projections"):
-    """Minimise the LogDet divergence to ``M0`` under pair constraints.
+def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
+                     order="cyclic", tol=1e-3, max_iter=1000, random_state=None,
+                     verbose=0, owner="Bregman projections"):
+    """Minimise a Bregman matrix divergence to ``M0`` under pair constraints.
 
     Solves (JMLR 2009, eq. 4 with slack eq. 22, on the r x r state)::
 
-        min_M  D_ld(M, M0) + slack * D_ld(xi, b)
+        min_M  D(M, M0) + slack * D(xi, b)
         s.t.   sign_c * ((g_i - g_j)' M (g_i - g_j) - xi_c) <= 0
 
-    by cyclic rank-one Bregman projections with dual corrections.
+    by cyclic rank-one Bregman projections with dual corrections, for
+    ``D`` the LogDet divergence (state M) or the von Neumann divergence
+    (state log M; ``G`` must then be orthonormal-basis coordinates, see
+    DESIGN.md).
 
     Parameters
     ----------
@@ -82,7 +95,9 @@ def logdet_pair_projections(G, constraints, M0, *, slack=np.inf, order="cyclic",
     constraints : PairConstraints
         Validated constraints with every bound set.
     M0 : ndarray of shape (r, r)
-        Symmetric positive definite starting point (the prior).
+        Starting state: the prior M0 for LogDet, log M0 for von Neumann.
+    divergence : {'logdet', 'vonneumann'}, default='logdet'
+
     slack : float, default=inf
         gamma > 0 of eq. 22; ``inf`` makes the constraints hard.
     order : {'cyclic', 'random'}, default='cyclic'
@@ -121,19 +136,25 @@ def logdet_pair_projections(G, constraints, M0, *, slack=np.inf, order="cyclic",
     active = np.flatnonzero(~skipped).astype(np.intp)
     _check_similar_bounds(constraints, active)
 
+    sweep = SWEEPS[divergence]
     nu = np.zeros(c)
     xi = constraints.bound.copy()
     history = []
+    n_evals = n_moved = 0
     converged = False
     n_iter = 0
     t0 = time.perf_counter()
     for n_iter in range(1, max_iter + 1):
         visit = rng.permutation(active) if order == "random" else active
         nu_old = nu.copy()
-        n_sat, n_skip, _ = logdet_pair_sweep(
+        stats = sweep(
             G, constraints.i, constraints.j, constraints.sign, constraints.bound,
             xi, nu, M, visit, float(slack), REPORT_RTOL,
         )
+        n_sat = stats[0]
+        n_moved += stats[2]
+        if len(stats) > 3:
+            n_evals += stats[3]
         if not np.isfinite(M).all():
             raise FloatingPointError(
                 f"{owner}: the state became non-finite after sweep {n_iter}; the "
@@ -160,7 +181,8 @@ def logdet_pair_projections(G, constraints, M0, *, slack=np.inf, order="cyclic",
             stacklevel=3,
         )
     return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
-                            converged=converged, skipped=skipped, history=history)
+                            converged=converged, skipped=skipped, history=history,
+                            n_evals=n_evals, n_projections=n_moved)
 
 
 def _check_similar_bounds(constraints, active):

@@ -1,0 +1,261 @@
+/* Von Neumann rank-one projection: Lanczos + small tridiagonal problems.
+ *
+ * The state is L = log X (symmetric r x r, upper triangle).  A projection on
+ * the vector v needs the root x of
+ *     g(x) = log f(x) + x / gamma - log xi,   f(x) = v' exp(L + x v v') v,
+ * (JMLR 2009, Section 5.2 and 6.2.1).  The Krylov space of L + x v v'
+ * started from v does not depend on x, so one Lanczos run on L gives
+ * Q' (L + x v v') Q = T + x |v|^2 e1 e1' for every x, and
+ *     f(x) = |v|^2 e1' exp(T + x |v|^2 e1 e1') e1
+ * is a k x k problem: the eigenvalues theta and the first row z of the
+ * eigenvectors of the tridiagonal (QL iteration tracking only the first and
+ * last rows, O(k^2)) give f = |v|^2 sum_j z_j^2 exp(theta_j).  Lanczos grows
+ * until the a-posteriori error estimate |v|^2 b_k |e_k' exp(T) e1| is below
+ * VN_RTOL * f at the root (Saad 1992), or the Krylov space is exhausted.
+ */
+#ifndef SKLEARN_BREGMAN_VN_KERNELS_H
+#define SKLEARN_BREGMAN_VN_KERNELS_H
+
+#include <math.h>
+#include <string.h>
+
+#include "_dense_kernels.h"
+
+#define VN_RTOL 1e-13      /* Krylov error estimate, relative to f */
+#define VN_GTOL 1e-14      /* |g(x)| at the root (g is a log: relative error of f) */
+#define VN_KSTEP 8         /* Lanczos steps added at a time */
+#define VN_MAXEVAL 100
+
+typedef struct {
+    ptrdiff_t r, kcap;     /* dimension, largest Krylov dimension */
+    double *Q;             /* kcap x r Lanczos vectors (rows) */
+    double *a, *b;         /* tridiagonal: diagonal a[0..k), off-diagonal b[0..k) */
+    double *w;             /* r: work vector */
+    double *d, *e, *z1, *zk; /* kcap each: QL work */
+    ptrdiff_t k;           /* Lanczos steps done */
+    int exhausted;         /* the Krylov space is invariant: T is exact */
+    double nv2;            /* |v|^2 */
+    long n_evals;          /* small-problem evaluations (root finder) */
+} vn_work;
+
+/* Lanczos steps until k == k_to (or the space is exhausted); full
+ * reorthogonalisation (two passes of classical Gram-Schmidt). */
+static void vn_lanczos_extend(const double *L, vn_work *W, ptrdiff_t k_to)
+{
+    const ptrdiff_t r = W->r;
+    if (k_to > W->kcap)
+        k_to = W->kcap;
+    while (W->k < k_to && !W->exhausted) {
+        const ptrdiff_t j = W->k;
+        const double *q = W->Q + j * r;
+        double *w = W->w;
+        skb_matvec(L, r, q, w);
+        W->a[j] = skb_dot(q, w, r);
+        for (int pass = 0; pass < 2; ++pass) {
+            for (ptrdiff_t i = 0; i <= j; ++i) {
+                const double *qi = W->Q + i * r;
+                const double c = skb_dot(qi, w, r);
+                for (ptrdiff_t t = 0; t < r; ++t)
+                    w[t] -= c * qi[t];
+            }
+        }
+        const double beta = sqrt(skb_dot(w, w, r));
+        W->k = j + 1;
+        double scale = fabs(W->a[0]);
+        for (ptrdiff_t i = 1; i <= j; ++i)
+            if (fabs(W->a[i]) > scale)
+                scale = fabs(W->a[i]);
+        if (W->k == r || beta <= 1e-14 * (scale > 1.0 ? scale : 1.0)) {
+            W->b[j] = 0.0;
+            W->exhausted = 1;
+            break;
+        }
+        W->b[j] = beta;
+        if (W->k < W->kcap) {
+            double *qn = W->Q + (j + 1) * r;
+            const double inv = 1.0 / beta;
+            for (ptrdiff_t t = 0; t < r; ++t)
+                qn[t] = w[t] * inv;
+        } else {
+            W->exhausted = 0;  /* at capacity: T is only an approximation */
+        }
+    }
+}
+
+/* sqrt(a^2 + b^2) without hypot's overflow guards (slow in glibc): the
+ * entries here are logs of kernel eigenvalues and their rotations, far from
+ * overflow. */
+static inline double vn_norm2(double a, double b)
+{
+    return sqrt(a * a + b * b);
+}
+
+/* Eigenvalues d and first / last eigenvector rows z1, zk of the symmetric
+ * tridiagonal (d, e) of size n (e[0..n-1) off-diagonal; e is destroyed).
+ * Implicit QL with Wilkinson shifts (as tqli), rows tracked only. */
+static int vn_tridiag_eig(double *d, double *e, double *z1, double *zk, ptrdiff_t n)
+{
+    for (ptrdiff_t i = 0; i < n; ++i) {
+        z1[i] = (i == 0);
+        zk[i] = (i == n - 1);
+    }
+    if (n == 1)
+        return 0;
+    e[n - 1] = 0.0;
+    for (ptrdiff_t l = 0; l < n; ++l) {
+        int iter = 0;
+        ptrdiff_t m;
+        do {
+            for (m = l; m < n - 1; ++m) {
+                const double dd = fabs(d[m]) + fabs(d[m + 1]);
+                if (fabs(e[m]) + dd == dd)  /* negligible at working precision */
+                    break;
+            }
+            if (m != l) {
+                if (++iter > 60)
+                    return -1;
+                double g = (d[l + 1] - d[l]) / (2.0 * e[l]);
+                double rr = vn_norm2(g, 1.0);
+                g = d[m] - d[l] + e[l] / (g + (g >= 0 ? rr : -rr));
+                double s = 1.0, c = 1.0, p = 0.0;
+                ptrdiff_t i;
+                int underflow = 0;
+                for (i = m - 1; i >= l; --i) {
+                    double f = s * e[i];
+                    const double bb = c * e[i];
+                    rr = vn_norm2(f, g);
+                    e[i + 1] = rr;
+                    if (rr == 0.0) {
+                        d[i + 1] -= p;
+                        e[m] = 0.0;
+                        underflow = 1;
+                        break;
+                    }
+                    s = f / rr;
+                    c = g / rr;
+                    g = d[i + 1] - p;
+                    rr = (d[i] - g) * s + 2.0 * c * bb;
+                    p = s * rr;
+                    d[i + 1] = g + p;
+                    g = c * rr - bb;
+                    f = z1[i + 1];
+                    z1[i + 1] = s * z1[i] + c * f;
+                    z1[i] = c * z1[i] - s * f;
+                    f = zk[i + 1];
+                    zk[i + 1] = s * zk[i] + c * f;
+                    zk[i] = c * zk[i] - s * f;
+                }
+                if (underflow)
+                    continue;
+                d[l] -= p;
+                e[l] = g;
+                e[m] = 0.0;
+            }
+        } while (m != l);
+    }
+    return 0;
+}
+
+/* log f(x) and the Krylov error estimate relative to f, from T of size k. */
+static double vn_log_f(vn_work *W, double x, double *rel_err)
+{
+    const ptrdiff_t k = W->k;
+    memcpy(W->d, W->a, (size_t)k * sizeof(double));
+    if (k > 1)
+        memcpy(W->e, W->b, (size_t)(k - 1) * sizeof(double));
+    W->d[0] += x * W->nv2;
+    W->n_evals += 1;
+    if (vn_tridiag_eig(W->d, W->e, W->z1, W->zk, k) != 0) {
+        *rel_err = INFINITY;
+        return NAN;
+    }
+    double tmax = W->d[0];
+    for (ptrdiff_t j = 1; j < k; ++j)
+        if (W->d[j] > tmax)
+            tmax = W->d[j];
+    double s = 0.0, t = 0.0;
+    for (ptrdiff_t j = 0; j < k; ++j) {
+        const double ex = exp(W->d[j] - tmax);
+        s += W->z1[j] * W->z1[j] * ex;
+        t += W->zk[j] * W->z1[j] * ex;
+    }
+    *rel_err = W->b[k - 1] * fabs(t) / s;
+    return tmax + log(s) + log(W->nv2);
+}
+
+/* Start a projection on v: Lanczos from v up to VN_KSTEP steps. */
+static void vn_start(const double *L, vn_work *W, const double *v)
+{
+    const ptrdiff_t r = W->r;
+    W->nv2 = skb_dot(v, v, r);
+    const double inv = 1.0 / sqrt(W->nv2);
+    for (ptrdiff_t t = 0; t < r; ++t)
+        W->Q[t] = v[t] * inv;
+    W->k = 0;
+    W->exhausted = 0;
+    vn_lanczos_extend(L, W, VN_KSTEP);
+}
+
+/* log f(x) accurate to VN_RTOL: grows the Krylov space as needed. */
+static double vn_log_f_exact(const double *L, vn_work *W, double x)
+{
+    for (;;) {
+        double err;
+        const double lf = vn_log_f(W, x, &err);
+        if (err <= VN_RTOL || W->exhausted || W->k >= W->kcap)
+            return lf;
+        vn_lanczos_extend(L, W, W->k + VN_KSTEP);
+    }
+}
+
+/* Root of g(x) = log f(x) + x * inv_gamma - log_xi, g increasing, given
+ * g(0) = g0.  Secant steps until the root is bracketed, then Illinois
+ * false position; each evaluation re-checks the Krylov accuracy. */
+static double vn_solve(const double *L, vn_work *W, double g0, double inv_gamma,
+                       double log_xi)
+{
+    double slope = W->nv2 + inv_gamma;  /* exact when v is an eigenvector of L */
+    double xa = 0.0, ga = g0;
+    double xb = -g0 / slope;
+    double gb = vn_log_f_exact(L, W, xb) + xb * inv_gamma - log_xi;
+    int n = 1;
+    /* extrapolate until the signs differ */
+    while (ga * gb > 0.0 && fabs(gb) > VN_GTOL && n < VN_MAXEVAL) {
+        double s = (gb - ga) / (xb - xa);
+        double step = (s > 0.0 && isfinite(s)) ? -gb / s : 2.0 * (xb - xa);
+        if (fabs(step) < fabs(xb - xa))  /* g is concave-like: go at least as far */
+            step = (step >= 0 ? 1.0 : -1.0) * fabs(xb - xa);
+        xa = xb;
+        ga = gb;
+        xb = xb + 2.0 * step;
+        gb = vn_log_f_exact(L, W, xb) + xb * inv_gamma - log_xi;
+        ++n;
+    }
+    if (fabs(gb) <= VN_GTOL)
+        return xb;
+    /* Illinois false position on [xa, xb] */
+    int side = 0;
+    while (n < VN_MAXEVAL) {
+        const double x = (xa * gb - xb * ga) / (gb - ga);
+        const double gx = vn_log_f_exact(L, W, x) + x * inv_gamma - log_xi;
+        ++n;
+        if (fabs(gx) <= VN_GTOL || fabs(xb - xa) <= 1e-15 * fabs(x))
+            return x;
+        if (gx * gb > 0.0) {
+            xb = x;
+            gb = gx;
+            if (side == -1)
+                ga *= 0.5;
+            side = -1;
+        } else {
+            xa = x;
+            ga = gx;
+            if (side == 1)
+                gb *= 0.5;
+            side = 1;
+        }
+    }
+    return (xa * gb - xb * ga) / (gb - ga);
+}
+
+#endif

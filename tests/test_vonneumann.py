@@ -1,0 +1,149 @@
+"""Von Neumann projections: compiled sweep vs a dense expm oracle; the learner."""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy import linalg
+from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_bregman import PairConstraints, VonNeumannKernelLearner
+from sklearn_bregman._engine import pair_projections
+from sklearn_bregman._engine._vonneumann import vonneumann_pair_sweep
+from tests.oracles import vonneumann_pair_sweep_reference
+
+
+def random_problem(r, n=80, c=40, seed=0):
+    rng = np.random.default_rng(seed)
+    U = np.linalg.qr(rng.standard_normal((max(n, r), r)))[0][:n]
+    i = rng.integers(0, n, c)
+    j = (i + 1 + rng.integers(0, n - 1, c)) % n
+    sign = np.where(rng.random(c) < 0.5, 1, -1).astype(np.int8)
+    A = rng.standard_normal((r, r))
+    X0 = A @ A.T / r + 0.2 * np.eye(r)
+    L0 = linalg.logm(X0).real
+    L0 = (L0 + L0.T) / 2
+    V = U[i] - U[j]
+    d0 = np.einsum("ij,jk,ik->i", V, X0, V)
+    bound = np.where(sign > 0, 0.6 * d0, 1.5 * d0)
+    return U, i.astype(np.intp), j.astype(np.intp), sign, bound, L0
+
+
+def rel(a, b):
+    return np.abs(a - b).max() / max(np.abs(b).max(), 1e-300)
+
+
+@pytest.mark.parametrize("r", [1, 2, 16, 64])
+@pytest.mark.parametrize("slack", [np.inf, 2.0])
+def test_sweep_matches_dense_expm_oracle(r, slack):
+    U, i, j, sign, bound, L0 = random_problem(r, seed=r)
+    c = len(i)
+    rng = np.random.default_rng(1)
+    orders = [np.arange(c, dtype=np.intp), rng.permutation(c).astype(np.intp)]
+    out = []
+    for sweep in [vonneumann_pair_sweep, vonneumann_pair_sweep_reference]:
+        L, nu, xi = L0.copy(), np.zeros(c), bound.copy()
+        counts = [sweep(U, i, j, sign, bound, xi, nu, L, o, slack, 1e-3)[:2] for o in orders]
+        out.append((L, nu, xi, counts))
+    (L1, nu1, xi1, c1), (L2, nu2, xi2, c2) = out
+    assert rel(L1, L2) < 1e-9
+    assert rel(nu1, nu2) < 1e-9
+    assert rel(xi1, xi2) < 1e-9
+    assert c1 == c2
+    assert np.array_equal(L1, L1.T) and (nu1 >= 0).all()
+
+
+@pytest.mark.parametrize("r", [3, 16, 64])
+def test_projected_constraint_holds_with_equality(r):
+    U, i, j, sign, bound, L0 = random_problem(r, seed=10 + r)
+    X0 = linalg.expm(L0)
+    tested = 0
+    for c in range(len(i)):
+        v = U[i[c]] - U[j[c]]
+        if sign[c] * (v @ X0 @ v - bound[c]) <= 0:
+            continue  # satisfied: nothing to project
+        L, nu, xi = L0.copy(), np.zeros(len(i)), bound.copy()
+        vonneumann_pair_sweep(U, i, j, sign, bound, xi, nu, L, np.array([c], np.intp),
+                              np.inf, 1e-3)
+        X = linalg.expm(L)  # the dense X+ = exp(log X + alpha v v')
+        assert v @ X @ v == pytest.approx(bound[c], rel=1e-10)
+        tested += 1
+    assert tested >= 5
+
+
+def vn_divergence(X, Y):
+    lx, ly = linalg.logm(X).real, linalg.logm(Y).real
+    return np.trace(X @ lx - X @ ly - X + Y)
+
+
+def test_hard_constraints_reach_the_kkt_point_and_beat_feasible_points():
+    rng = np.random.default_rng(3)
+    r, n, c = 5, 30, 12
+    U = np.linalg.qr(rng.standard_normal((n, r)))[0]
+    X0 = np.diag(rng.uniform(0.5, 2.0, r))
+    B = rng.standard_normal((r, r))
+    X_star = B @ B.T / r + 0.3 * np.eye(r)  # strictly feasible by construction
+    i = rng.integers(0, n, c)
+    j = (i + 1 + rng.integers(0, n - 1, c)) % n
+    sign = np.where(rng.random(c) < 0.5, 1, -1)
+    V = U[i] - U[j]
+    d_star = np.einsum("ij,jk,ik->i", V, X_star, V)
+    pc = PairConstraints(i, j, sign, np.where(sign > 0, 1.05 * d_star, 0.95 * d_star))
+    res = pair_projections(U, pc, linalg.logm(X0).real, divergence="vonneumann",
+                           tol=1e-12, max_iter=100000)
+    assert res.converged
+    X = linalg.expm(res.M)
+    d = np.einsum("ij,jk,ik->i", V, X, V)
+    nu = res.dual
+    assert np.all(pc.sign * (d - pc.bound) <= 1e-7 * pc.bound)  # primal feasible
+    assert np.all(nu >= 0)  # dual feasible
+    # stationarity, grad phi(X) - grad phi(X0) + sum_c sign_c nu_c v_c v_c' = 0
+    # with grad phi = log: log X - log X0 = -sum_c sign_c nu_c v_c v_c'
+    S = (V * (pc.sign * nu)[:, None]).T @ V
+    assert rel(res.M - linalg.logm(X0).real, -S) < 1e-8
+    inactive = pc.sign * (d - pc.bound) < -1e-6 * pc.bound
+    assert inactive.any() and np.all(nu[inactive] <= 1e-9 * nu.max())
+    D = vn_divergence(X, X0)
+    for t in [0.0, 0.3, 0.6, 0.9]:
+        assert D <= vn_divergence(t * X + (1 - t) * X_star, X0) + 1e-10
+
+
+@parametrize_with_checks([
+    VonNeumannKernelLearner(random_state=0),
+    VonNeumannKernelLearner(kernel="rbf", rank=10, order="cyclic", random_state=0),
+])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+def test_learned_kernel_keeps_range_rank_and_meets_hard_constraints():
+    X, y = load_iris(return_X_y=True)
+    learner = VonNeumannKernelLearner(kernel="rbf", gamma=0.5, rank=12, slack=np.inf,
+                                      n_constraints=20, tol=1e-10, max_iter=100000,
+                                      random_state=0).fit(X, y)
+    assert learner.converged_
+    G0 = learner.factor_.transform(X)
+    K = learner.learned_kernel(X)
+    w = np.linalg.eigvalsh(K)
+    assert w.min() > -1e-9 * w.max()
+    assert np.linalg.matrix_rank(K, tol=1e-8 * w.max()) == 12
+    Q, _ = np.linalg.qr(G0)
+    assert np.abs(K - Q @ (Q.T @ K)).max() <= 1e-9 * np.abs(K).max()
+    pc = learner.constraints_
+    d = np.diag(K)[pc.i] + np.diag(K)[pc.j] - 2 * K[pc.i, pc.j]
+    assert np.all(pc.sign * (d - pc.bound) <= 1e-6 * pc.bound)
+    assert np.abs(learner.transform(X) - learner.embedding_).max() < 1e-8
+    assert learner.n_evals_ / learner.n_projections_ <= 8
+
+
+def test_rank_deficient_linear_kernel():
+    # constant features: G0 = X has zero singular values, which are left out
+    X, y = load_iris(return_X_y=True)
+    X = np.c_[X, np.zeros(len(X))]
+    learner = VonNeumannKernelLearner(random_state=0).fit(X, y)
+    assert np.isfinite(learner.embedding_).all()
+    assert np.allclose(learner.embedding_[:, :], learner.transform(X))
