@@ -15,7 +15,12 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_bregman import ITMLTransformer, LogDetKernelLearner, PairConstraints
+from sklearn_bregman import (
+    ITMLTransformer,
+    LogDetKernelLearner,
+    PairConstraints,
+    VonNeumannKernelLearner,
+)
 from sklearn_bregman.constraints import pair_sqdist
 
 
@@ -57,11 +62,11 @@ def test_same_optimum_as_itml_in_another_basis(slack):
     assert np.abs(D_linear - D_itml).max() <= 1e-6 * D_itml.max()
 
 
-def test_range_space_rank_psd_and_hard_constraints():
+@pytest.mark.parametrize("Learner", [LogDetKernelLearner, VonNeumannKernelLearner])
+def test_range_space_rank_psd_and_hard_constraints(Learner):
     X, y = load_iris(return_X_y=True)
-    learner = LogDetKernelLearner(kernel="rbf", gamma=0.5, rank=12, slack=np.inf,
-                                  n_constraints=20, tol=1e-10, max_iter=100000,
-                                  random_state=0).fit(X, y)
+    learner = Learner(kernel="rbf", gamma=0.5, rank=12, slack=np.inf, n_constraints=20,
+                      tol=1e-10, max_iter=100000, random_state=0).fit(X, y)
     assert learner.converged_
     G0 = learner.factor_.transform(X)
     K = learner.learned_kernel(X)
@@ -78,6 +83,7 @@ def test_range_space_rank_psd_and_hard_constraints():
     pc = learner.constraints_
     d = np.diag(K)[pc.i] + np.diag(K)[pc.j] - 2 * K[pc.i, pc.j]
     assert np.all(pc.sign * (d - pc.bound) <= 1e-6 * pc.bound)
+    assert np.abs(learner.transform(X) - learner.embedding_).max() < 1e-8
 
 
 def test_transform_embedding_and_learned_kernel_agree():

@@ -120,23 +120,12 @@ def test_sklearn_compatible(estimator, check):
         check(estimator)
 
 
-def test_learned_kernel_keeps_range_rank_and_meets_hard_constraints():
+def test_root_finder_needs_few_evaluations():
+    # Range, rank and constraints of the learned kernel are tested for both
+    # learners in test_kernel_learning.py; here only the root finder's cost.
     X, y = load_iris(return_X_y=True)
-    learner = VonNeumannKernelLearner(kernel="rbf", gamma=0.5, rank=12, slack=np.inf,
-                                      n_constraints=20, tol=1e-10, max_iter=100000,
-                                      random_state=0).fit(X, y)
-    assert learner.converged_
-    G0 = learner.factor_.transform(X)
-    K = learner.learned_kernel(X)
-    w = np.linalg.eigvalsh(K)
-    assert w.min() > -1e-9 * w.max()
-    assert np.linalg.matrix_rank(K, tol=1e-8 * w.max()) == 12
-    Q, _ = np.linalg.qr(G0)
-    assert np.abs(K - Q @ (Q.T @ K)).max() <= 1e-9 * np.abs(K).max()
-    pc = learner.constraints_
-    d = np.diag(K)[pc.i] + np.diag(K)[pc.j] - 2 * K[pc.i, pc.j]
-    assert np.all(pc.sign * (d - pc.bound) <= 1e-6 * pc.bound)
-    assert np.abs(learner.transform(X) - learner.embedding_).max() < 1e-8
+    learner = VonNeumannKernelLearner(kernel="rbf", rank=12, random_state=0).fit(X, y)
+    assert learner.n_projections_ > 0
     assert learner.n_evals_ / learner.n_projections_ <= 8
 
 

@@ -39,20 +39,17 @@ cimport numpy as cnp
 cnp.import_array()
 
 
-cdef extern from "_dense_kernels.h" nogil:
-    # Vector kernels on the r x r state (C, for restrict and run-time AVX/FMA
-    # dispatch); see the header for how each loop is laid out.
-    void skb_difference(const double* G, Py_ssize_t r, Py_ssize_t i,
-                        Py_ssize_t j, double* v)
-    void skb_prefetch_pair(const double* G, Py_ssize_t r, Py_ssize_t i,
-                           Py_ssize_t j)
-    double skb_dot(const double* x, const double* y, Py_ssize_t r)
-    void skb_matvec(const double* M, Py_ssize_t r, const double* v, double* w)
-    void skb_update_matvec(double* M, Py_ssize_t r, double beta,
-                           const double* w, const double* v_next,
-                           double* w_next)
-    void skb_update(double* M, Py_ssize_t r, double beta, const double* w)
-    void skb_mirror_upper(double* M, Py_ssize_t r)
+# Vector kernels on the r x r state (C, for restrict and run-time AVX/FMA
+# dispatch); see _dense_kernels.h for how each loop is laid out.
+from ._dense_kernels cimport (
+    skb_difference,
+    skb_dot,
+    skb_matvec,
+    skb_mirror_upper,
+    skb_prefetch_pair,
+    skb_update,
+    skb_update_matvec,
+)
 
 
 def logdet_pair_sweep(const double[:, ::1] G,

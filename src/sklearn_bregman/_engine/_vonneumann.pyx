@@ -52,11 +52,8 @@ cdef extern from "_vn_kernels.h" nogil:
     double vn_log_f_exact(const double* L, vn_work* W, double x)
     double vn_solve(const double* L, vn_work* W, double g0, double inv_gamma,
                     double log_xi)
-    void skb_difference(const double* G, Py_ssize_t r, Py_ssize_t i,
-                        Py_ssize_t j, double* v)
-    double skb_dot(const double* x, const double* y, Py_ssize_t r)
-    void skb_update(double* M, Py_ssize_t r, double beta, const double* w)
-    void skb_mirror_upper(double* M, Py_ssize_t r)
+
+from ._dense_kernels cimport skb_difference, skb_dot, skb_mirror_upper, skb_update
 
 
 #: Largest Krylov dimension per projection.
