@@ -71,13 +71,12 @@ static void vn_lanczos_extend(const double *L, vn_work *W, ptrdiff_t k_to)
             break;
         }
         W->b[j] = beta;
+        /* at capacity (k == kcap) T stays an approximation; callers check k */
         if (W->k < W->kcap) {
             double *qn = W->Q + (j + 1) * r;
             const double inv = 1.0 / beta;
             for (ptrdiff_t t = 0; t < r; ++t)
                 qn[t] = w[t] * inv;
-        } else {
-            W->exhausted = 0;  /* at capacity: T is only an approximation */
         }
     }
 }
