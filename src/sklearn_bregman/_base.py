@@ -64,3 +64,18 @@ def components_from_metric(A):
     except linalg.LinAlgError:
         w, V = linalg.eigh(A)
         return np.sqrt(np.clip(w, 0.0, None))[:, None] * V.T
+
+
+def set_pair_fit_attributes(estimator, result, pairs):
+    """The fitted attributes every pair-constraint learner shares.
+
+    ``metric_`` (the learned r x r matrix), ``components_`` (L with
+    ``metric_ = L' L``), ``constraints_``, ``dual_coef_``, ``n_iter_`` and
+    ``converged_``, from a :class:`~sklearn_bregman._engine.ProjectionResult`.
+    """
+    estimator.metric_ = result.M
+    estimator.components_ = components_from_metric(result.M)
+    estimator.constraints_ = pairs
+    estimator.dual_coef_ = result.dual
+    estimator.n_iter_ = result.n_iter
+    estimator.converged_ = result.converged

@@ -19,8 +19,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import (
     PAIR_LEARNER_PARAMETERS,
-    components_from_metric,
     resolve_pair_constraints,
+    set_pair_fit_attributes,
 )
 from ._engine import pair_projections
 
@@ -179,12 +179,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             owner=type(self).__name__,
         )
         self.prior_ = A0
-        self.metric_ = result.M
-        self.components_ = components_from_metric(result.M)
-        self.constraints_ = pairs
-        self.dual_coef_ = result.dual
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
+        set_pair_fit_attributes(self, result, pairs)
         return self
 
     def _prior_metric(self, X):

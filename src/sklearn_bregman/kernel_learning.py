@@ -29,7 +29,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import PAIR_LEARNER_PARAMETERS, components_from_metric, resolve_pair_constraints
+from ._base import PAIR_LEARNER_PARAMETERS, resolve_pair_constraints, set_pair_fit_attributes
 from ._engine import pair_projections
 from .lowrank import KERNELS, LowRankFactor, _kernel_params
 
@@ -112,13 +112,8 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         self.factor_ = factor
         self.rank_ = factor.rank_
         self.pivots_ = factor.pivots_
-        self.metric_ = result.M
-        self.components_ = components_from_metric(result.M)
+        set_pair_fit_attributes(self, result, pairs)
         self.embedding_ = G0 @ self.components_.T
-        self.constraints_ = pairs
-        self.dual_coef_ = result.dual
-        self.n_iter_ = result.n_iter
-        self.converged_ = result.converged
         return self
 
     def transform(self, X):
