@@ -1,65 +1,153 @@
-"""Scorers: usable as GridSearchCV scoring, on suite transformers and pipelines."""
+"""Scorers: usable as GridSearchCV scoring on transformers and pipelines."""
+
+import pickle
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_iris
+from sklearn.datasets import load_iris, make_blobs
 from sklearn.decomposition import PCA
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import (
+    GridSearchCV,
+    LeaveOneOut,
+    StratifiedKFold,
+    cross_val_score,
+)
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.utils import shuffle
+from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import LogDetKernelLearner
 from sklearn_bregman.metrics import kernel_kmeans_scorer, knn_scorer
 
-CV = StratifiedKFold(3, shuffle=True, random_state=0)
 SCORERS = [knn_scorer(5), kernel_kmeans_scorer("nmi"), kernel_kmeans_scorer("ari")]
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    # Tiny k-means problems: OpenMP threads only add overhead.
+    with threadpool_limits(1):
+        yield
+
+
+def iris_shuffled():
+    # load_iris is sorted by class, and cv=3 on a non-classifier is an
+    # unshuffled KFold: shuffle so that every fold holds all three classes.
+    X, y = load_iris(return_X_y=True)
+    return shuffle(X, y, random_state=0)
 
 
 @pytest.mark.parametrize("scorer", SCORERS, ids=repr)
 def test_scorer_in_grid_search_over_a_pipeline(scorer):
-    X, y = load_iris(return_X_y=True)
+    X, y = iris_shuffled()
     pipe = Pipeline([("sc", StandardScaler()), ("pca", PCA())])
-    gs = GridSearchCV(pipe, {"pca__n_components": [1, 3]}, scoring=scorer, cv=CV, n_jobs=2,
+    gs = GridSearchCV(pipe, {"pca__n_components": [1, 3]}, scoring=scorer, cv=3, n_jobs=2,
                       error_score="raise").fit(X, y)
-    assert -1 < gs.best_score_ <= 1
+    scores = gs.cv_results_["mean_test_score"]
+    assert np.all(np.isfinite(scores))
+    assert np.all((scores > -1) & (scores <= 1))
+    if repr(scorer) != "kernel_kmeans_scorer(metric='ari')":
+        assert np.all(scores >= 0)
+    assert gs.best_score_ > 0.5
+    # the score of the refitted pipeline is the scorer called on it
+    assert scorer(gs.best_estimator_, X, y) == pytest.approx(
+        scorer(gs.best_estimator_.fit(X, y), X, y))
 
 
-@pytest.mark.parametrize("scorer", SCORERS, ids=repr)
-def test_scorer_tunes_a_kernel_learner(scorer):
-    X, y = load_iris(return_X_y=True)
-    learner = LogDetKernelLearner(kernel="rbf", rank=15, random_state=0)
-    gs = GridSearchCV(learner, {"gamma": [0.1, 1.0], "slack": [0.1, 10.0]}, scoring=scorer,
-                      cv=CV, n_jobs=2, error_score="raise").fit(X, y)
-    assert gs.best_score_ > 0.6
-    assert set(gs.best_params_) == {"gamma", "slack"}
+def test_scorers_are_picklable_and_repr():
+    for scorer in SCORERS:
+        assert repr(pickle.loads(pickle.dumps(scorer))) == repr(scorer)
 
 
-def test_knn_scorer_is_leave_one_out():
+def test_perfect_separation_scores_one():
     y = np.repeat([0, 1, 2], 10)
     X = y[:, None] * 100.0 + np.random.default_rng(0).standard_normal((30, 1))
     identity = FunctionTransformer().fit(X)
     assert knn_scorer(3)(identity, X, y) == 1.0
-    # one point of class 2 put amid class 0: only it is misclassified
+    assert kernel_kmeans_scorer("nmi")(identity, X, y) == pytest.approx(1.0)
+    assert kernel_kmeans_scorer("ari")(identity, X, y) == pytest.approx(1.0)
+    # leave-one-out: a point of class 2 moved amid class 0 is the only miss
     X[-1] = 0.0
     assert knn_scorer(3)(identity, X, y) == pytest.approx(29 / 30)
 
 
-def test_unlabeled_samples_are_not_scored():
+def test_a_transform_that_discards_the_classes_scores_low():
+    X, y = make_blobs(90, 2, centers=[[0, 0], [10, 0], [20, 0]], random_state=0)
+    keep_y_axis = FunctionTransformer(lambda A: A[:, 1:]).fit(X)
+    assert knn_scorer(5)(keep_y_axis, X, y) < 0.6
+    assert kernel_kmeans_scorer("nmi")(keep_y_axis, X, y) < 0.2
+    assert knn_scorer(5)(FunctionTransformer().fit(X), X, y) == 1.0
+
+
+@pytest.mark.parametrize("n_neighbors", [1, 4, 5])
+def test_knn_scorer_is_leave_one_out_knn_classifier(n_neighbors):
+    # even k has vote ties: they are broken as KNeighborsClassifier does
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((60, 2))
+    y = rng.integers(0, 3, 60)
+    loo = cross_val_score(KNeighborsClassifier(n_neighbors), X, y, cv=LeaveOneOut()).mean()
+    identity = FunctionTransformer().fit(X)
+    assert knn_scorer(n_neighbors)(identity, X, y) == pytest.approx(loo)
+
+
+def test_duplicate_points_are_not_their_own_neighbour():
+    # points 0 and 1 coincide but differ in class: with k=1 each one's
+    # neighbour is the other (a self-vote would make both right), 2-4 agree
+    X = np.array([[0.0], [0.0], [5.0], [5.0], [5.0]])
+    y = np.array([0, 1, 1, 1, 1])
+    identity = FunctionTransformer().fit(X)
+    assert knn_scorer(1)(identity, X, y) == pytest.approx(3 / 5)
+    # more duplicates than neighbours: self may be cut from the k + 1 found
+    X = np.zeros((6, 1))
+    y = np.array([0, 0, 0, 0, 0, 1])
+    assert knn_scorer(2)(identity, X, y) == pytest.approx(5 / 6)
+
+
+def test_unlabeled_samples_are_excluded():
     y = np.repeat([0, 1], 10)
     X = y[:, None] * 100.0 + np.random.default_rng(0).standard_normal((20, 1))
     identity = FunctionTransformer().fit(X)
-    y_semi = y.copy()
-    X_noisy = X.copy()
-    X_noisy[0] = 100.0  # misplaced, but unlabeled
-    y_semi[0] = -1
+    y_semi, X_noisy = y.copy(), X.copy()
+    # three unlabeled points in the middle of class 1 would outvote its
+    # labelled members (k=3) if they were neighbours with their true label 0
+    X_noisy[:3] = 100.0
+    y_semi[:3] = -1
     assert knn_scorer(3)(identity, X_noisy, y_semi) == 1.0
     assert kernel_kmeans_scorer("ari")(identity, X_noisy, y_semi) == 1.0
+    # with them labelled, both scores drop
+    assert knn_scorer(3)(identity, X_noisy, y) < 1.0
+    assert kernel_kmeans_scorer("ari")(identity, X_noisy, y) < 1.0
+    # a custom marker, and string labels
+    y_str = np.where(y_semi == -1, "?", np.where(y_semi == 0, "a", "b"))
+    assert knn_scorer(3, unlabeled="?")(identity, X_noisy, y_str) == 1.0
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="metric must be"):
+    with pytest.raises(ValueError, match="metric must be 'nmi' or 'ari'"):
         kernel_kmeans_scorer("accuracy")
+    with pytest.raises(ValueError, match="n_init"):
+        kernel_kmeans_scorer("nmi", n_init=0)
     with pytest.raises(ValueError, match="n_neighbors"):
         knn_scorer(0)
-    with pytest.raises(TypeError, match="transform"):
-        knn_scorer(3)(object(), np.zeros((4, 1)), np.array([0, 0, 1, 1]))
+    X, y = np.zeros((4, 1)), np.array([0, 0, 1, 1])
+    for scorer in SCORERS:
+        with pytest.raises(TypeError, match="transform"):
+            scorer(LogisticRegression().fit(X, y), X, y)
+        with pytest.raises(ValueError, match="labels y"):
+            scorer(FunctionTransformer().fit(X), X, None)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        kernel_kmeans_scorer("nmi")(FunctionTransformer().fit(X), X, np.zeros(4))
+
+
+@pytest.mark.parametrize("scorer", SCORERS, ids=repr)
+def test_scorer_tunes_a_kernel_learner(scorer):
+    # The suite's own use: tune gamma and slack of a kernel learner.
+    X, y = load_iris(return_X_y=True)
+    learner = LogDetKernelLearner(kernel="rbf", rank=15, random_state=0)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    gs = GridSearchCV(learner, {"gamma": [0.1, 1.0], "slack": [0.1, 10.0]}, scoring=scorer,
+                      cv=cv, n_jobs=2, error_score="raise").fit(X, y)
+    assert gs.best_score_ > 0.6
+    assert set(gs.best_params_) == {"gamma", "slack"}

@@ -1,14 +1,20 @@
-"""Scorers for tuning the learners with ``GridSearchCV``.
+"""Scorers for tuning transformers with ``GridSearchCV``.
 
 Each factory returns a callable ``scorer(estimator, X, y) -> float`` (higher
-is better) that maps ``X`` through ``estimator.transform`` — any transformer
-of the suite, or a fitted ``Pipeline`` ending in one — and measures how well
-the new coordinates separate the classes of ``y`` on those points alone.  In
-a cross-validation, ``X`` and ``y`` are the held-out fold, so the score is an
-out-of-sample one.  Samples labelled -1 (unlabeled) are not scored.
+is better), usable as ``scoring=`` in scikit-learn's model selection tools.
+It maps ``X`` through ``estimator.transform`` — any fitted transformer, such
+as the learners of this package, or a fitted ``Pipeline`` ending in one —
+and measures how well the new coordinates separate the classes of ``y`` on
+those points alone.  In a cross-validation ``X`` and ``y`` are the held-out
+fold, so the score is an out-of-sample one.  Samples labelled ``unlabeled``
+(-1 by default) are left out entirely: they are neither scored nor used as
+neighbours or clustered.
 """
 
+from numbers import Integral
+
 import numpy as np
+from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.neighbors import NearestNeighbors
@@ -18,16 +24,28 @@ __all__ = ["kernel_kmeans_scorer", "knn_scorer"]
 _CLUSTER_METRICS = {"nmi": normalized_mutual_info_score, "ari": adjusted_rand_score}
 
 
-def _labelled_embedding(estimator, X, y, unlabeled):
+def _labelled_embedding(estimator, X, y, unlabeled, scorer):
+    """``estimator.transform(X)`` and ``y`` restricted to the labelled samples."""
     if not hasattr(estimator, "transform"):
         raise TypeError(
-            f"the scorer needs an estimator with a transform method; got "
-            f"{type(estimator).__name__}."
+            f"{scorer} needs a fitted estimator with a transform method (a "
+            f"transformer, or a Pipeline ending in one); got {type(estimator).__name__}."
         )
-    Z = np.asarray(estimator.transform(X))
+    if y is None:
+        raise ValueError(f"{scorer} needs the class labels y of the samples to score.")
+    Z = estimator.transform(X)
+    if not sparse.issparse(Z):
+        Z = np.asarray(Z)
     y = np.asarray(y)
-    keep = y != unlabeled if unlabeled is not None else np.ones(len(y), bool)
-    return Z[keep], y[keep]
+    if y.ndim != 1 or y.shape[0] != Z.shape[0]:
+        raise ValueError(
+            f"{scorer}: y must be 1-d with one label per sample of X; got y of shape "
+            f"{y.shape} for {Z.shape[0]} samples."
+        )
+    if unlabeled is not None:
+        keep = np.asarray(y != unlabeled, dtype=bool)
+        Z, y = Z[keep], y[keep]
+    return Z, y
 
 
 class _KNNScorer:
@@ -36,21 +54,23 @@ class _KNNScorer:
         self.unlabeled = unlabeled
 
     def __call__(self, estimator, X, y):
-        Z, y = _labelled_embedding(estimator, X, y, self.unlabeled)
-        n = len(y)
+        Z, y = _labelled_embedding(estimator, X, y, self.unlabeled, "knn_scorer")
+        n = y.shape[0]
         if n < 2:
-            raise ValueError("knn_scorer needs at least 2 labelled samples.")
+            raise ValueError(f"knn_scorer needs at least 2 labelled samples; got {n}.")
         k = min(self.n_neighbors, n - 1)
-        ind = NearestNeighbors(n_neighbors=k + 1).fit(Z).kneighbors(Z, return_distance=False)
-        # Drop each point from its own neighbour list (with duplicates it
-        # need not come first); if it is absent, drop the farthest neighbour.
+        ind = NearestNeighbors(n_neighbors=k + 1).fit(Z).kneighbors(
+            Z, return_distance=False)
+        # Drop each point from its own neighbour list.  With duplicate points
+        # it need not come first; if it is not among the k + 1 at all (more
+        # than k duplicates), drop the last neighbour instead.
         is_self = ind == np.arange(n)[:, None]
-        is_self[~is_self.any(1), -1] = True
+        is_self[~is_self.any(axis=1), -1] = True
         neighbours = ind[~is_self].reshape(n, k)
         classes, y_enc = np.unique(y, return_inverse=True)
         votes = np.zeros((n, classes.shape[0]))
         np.add.at(votes, (np.repeat(np.arange(n), k), y_enc[neighbours].ravel()), 1.0)
-        # ties go to the smallest class, as KNeighborsClassifier
+        # argmax: ties go to the smallest class, as in KNeighborsClassifier
         return float(np.mean(np.argmax(votes, axis=1) == y_enc))
 
     def __repr__(self):
@@ -65,12 +85,15 @@ class _KernelKMeansScorer:
         self.unlabeled = unlabeled
 
     def __call__(self, estimator, X, y):
-        Z, y = _labelled_embedding(estimator, X, y, self.unlabeled)
+        Z, y = _labelled_embedding(estimator, X, y, self.unlabeled,
+                                   "kernel_kmeans_scorer")
         n_clusters = np.unique(y).shape[0]
-        if n_clusters < 2 or len(y) <= n_clusters:
+        if n_clusters < 2:
             raise ValueError(
-                "kernel_kmeans_scorer needs at least 2 classes and more labelled samples "
-                "than classes."
+                f"kernel_kmeans_scorer needs at least 2 classes among the labelled "
+                f"samples; got {n_clusters}. In a cross-validation, use folds that mix "
+                "the classes (e.g. cv=StratifiedKFold(shuffle=True), or shuffle sorted "
+                "data)."
             )
         labels = KMeans(n_clusters, n_init=self.n_init,
                         random_state=self.random_state).fit_predict(Z)
@@ -81,59 +104,102 @@ class _KernelKMeansScorer:
 
 
 def knn_scorer(n_neighbors=5, *, unlabeled=-1):
-    """Leave-one-out k-NN accuracy in the learned coordinates.
+    """Leave-one-out k-NN accuracy in the transformed coordinates.
 
-    Each labelled point of ``X`` is classified by a majority vote of its
-    ``n_neighbors`` nearest other points of ``X`` after
-    ``estimator.transform``; ties go to the smallest class label.
+    With :math:`Z` = ``estimator.transform(X)`` restricted to the labelled
+    samples, each of them is classified by a majority vote of the labels of
+    its ``n_neighbors`` nearest *other* samples of :math:`Z` (Euclidean
+    distance), and the score is the fraction classified correctly: the
+    leave-one-out accuracy of a k-nearest-neighbour classifier on the
+    (validation) set itself.  Ties between classes go to the smallest class
+    label, as in :class:`~sklearn.neighbors.KNeighborsClassifier` with
+    uniform weights.  With fewer than ``n_neighbors + 1`` labelled samples,
+    all the others vote.
 
     Parameters
     ----------
     n_neighbors : int, default=5
+        Number of voting neighbours.
     unlabeled : int, str or None, default=-1
-        Label of samples to leave out.
+        Label of the samples to leave out: they are neither scored nor
+        neighbours.  ``None`` if every label is a class.
 
     Returns
     -------
-    scorer : callable ``(estimator, X, y) -> float``
+    scorer : callable
+        ``scorer(estimator, X, y) -> float`` in [0, 1], for a fitted
+        estimator with a ``transform`` method.
 
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from sklearn.model_selection import GridSearchCV
-    >>> from sklearn_bregman import ITMLTransformer
+    >>> from sklearn.decomposition import PCA
+    >>> from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
     >>> from sklearn_bregman.metrics import knn_scorer
     >>> X, y = load_iris(return_X_y=True)
-    >>> search = GridSearchCV(ITMLTransformer(random_state=0), {"slack": [0.1, 10.0]},
-    ...                       scoring=knn_scorer(5), cv=3).fit(X, y)
+    >>> search = GridSearchCV(make_pipeline(StandardScaler(), PCA()),
+    ...                       {"pca__n_components": [1, 3]}, scoring=knn_scorer(5),
+    ...                       cv=StratifiedKFold(3, shuffle=True, random_state=0))
+    >>> search.fit(X, y).best_params_
+    {'pca__n_components': 3}
     """
-    if int(n_neighbors) != n_neighbors or n_neighbors < 1:
+    if (isinstance(n_neighbors, bool) or not isinstance(n_neighbors, Integral)
+            or n_neighbors < 1):
         raise ValueError(f"n_neighbors must be a positive integer; got {n_neighbors!r}.")
     return _KNNScorer(int(n_neighbors), unlabeled)
 
 
-def kernel_kmeans_scorer(metric="nmi", *, n_init=10, random_state=0, unlabeled=-1):
-    """Agreement of kernel k-means in the learned coordinates with the classes.
+def kernel_kmeans_scorer(metric="nmi", n_init=10, random_state=0, *, unlabeled=-1):
+    """Agreement with the classes of k-means in the transformed coordinates.
 
-    ``estimator.transform(X)`` is a factor E of the learned kernel on ``X``
-    (K = E E'), so k-means on its rows is kernel k-means with the learned
-    kernel; the number of clusters is the number of classes in ``y``.
+    :math:`Z` = ``estimator.transform(X)`` restricted to the labelled samples
+    is clustered by :class:`~sklearn.cluster.KMeans` into as many clusters as
+    there are classes in ``y``, and the partition is compared with ``y``.
+    When :math:`Z` is a factor of a learned kernel (:math:`K = Z Z^T`, as
+    the learners of this package produce), this is kernel k-means with the
+    learned kernel (Dhillon, Guan & Kulis 2004).
 
     Parameters
     ----------
     metric : {'nmi', 'ari'}, default='nmi'
-        Normalised mutual information or adjusted Rand index.
+        :func:`~sklearn.metrics.normalized_mutual_info_score` (in [0, 1]) or
+        :func:`~sklearn.metrics.adjusted_rand_score` (at most 1, about 0 for
+        a random partition, can be negative).
     n_init : int, default=10
         k-means restarts.
-    random_state : int, default=0
-        Seed of k-means, fixed so that scores are comparable across a grid.
+    random_state : int, RandomState instance or None, default=0
+        Seed of k-means, fixed by default so that scores are comparable
+        across a parameter grid.
     unlabeled : int, str or None, default=-1
-        Label of samples to leave out.
+        Label of the samples to leave out.  ``None`` if every label is a
+        class.
 
     Returns
     -------
-    scorer : callable ``(estimator, X, y) -> float``
+    scorer : callable
+        ``scorer(estimator, X, y) -> float``, for a fitted estimator with a
+        ``transform`` method.  It raises ValueError when the labelled samples
+        hold fewer than 2 classes.
+
+    References
+    ----------
+    I. S. Dhillon, Y. Guan and B. Kulis. Kernel k-means, spectral clustering
+    and normalized cuts. KDD 2004.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.decomposition import PCA
+    >>> from sklearn_bregman.metrics import kernel_kmeans_scorer
+    >>> X, y = load_iris(return_X_y=True)
+    >>> scorer = kernel_kmeans_scorer("ari")
+    >>> 0.4 < scorer(PCA(2).fit(X), X, y) <= 1
+    True
     """
-    if metric not in _CLUSTER_METRICS:
+    if not isinstance(metric, str) or metric not in _CLUSTER_METRICS:
         raise ValueError(f"metric must be 'nmi' or 'ari'; got {metric!r}.")
-    return _KernelKMeansScorer(metric, n_init, random_state, unlabeled)
+    if isinstance(n_init, bool) or not isinstance(n_init, Integral) or n_init < 1:
+        raise ValueError(f"n_init must be a positive integer; got {n_init!r}.")
+    return _KernelKMeansScorer(metric, int(n_init), random_state, unlabeled)
