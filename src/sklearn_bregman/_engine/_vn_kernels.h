@@ -155,8 +155,9 @@ static int vn_tridiag_eig(double *d, double *e, double *z1, double *zk, ptrdiff_
     return 0;
 }
 
-/* log f(x) and the Krylov error estimate relative to f, from T of size k. */
-static double vn_log_f(vn_work *W, double x, double *rel_err)
+/* log f(x) and the Krylov error estimate relative to f, from T of size k;
+ * also log tr exp(T + x |v|^2 e1 e1') in *log_tr unless it is NULL. */
+static double vn_log_f(vn_work *W, double x, double *rel_err, double *log_tr)
 {
     const ptrdiff_t k = W->k;
     memcpy(W->d, W->a, (size_t)k * sizeof(double));
@@ -172,13 +173,16 @@ static double vn_log_f(vn_work *W, double x, double *rel_err)
     for (ptrdiff_t j = 1; j < k; ++j)
         if (W->d[j] > tmax)
             tmax = W->d[j];
-    double s = 0.0, t = 0.0;
+    double s = 0.0, t = 0.0, tr = 0.0;
     for (ptrdiff_t j = 0; j < k; ++j) {
         const double ex = exp(W->d[j] - tmax);
         s += W->z1[j] * W->z1[j] * ex;
         t += W->zk[j] * W->z1[j] * ex;
+        tr += ex;
     }
     *rel_err = W->b[k - 1] * fabs(t) / s;
+    if (log_tr)
+        *log_tr = tmax + log(tr);
     return tmax + log(s) + log(W->nv2);
 }
 
@@ -200,23 +204,24 @@ static double vn_log_f_exact(const double *L, vn_work *W, double x)
 {
     for (;;) {
         double err;
-        const double lf = vn_log_f(W, x, &err);
+        const double lf = vn_log_f(W, x, &err, NULL);
         if (err <= VN_RTOL || W->exhausted || W->k >= W->kcap)
             return lf;
         vn_lanczos_extend(L, W, W->k + VN_KSTEP);
     }
 }
 
-/* Root of g(x) = log f(x) + x * inv_gamma - log_xi, g increasing, given
- * g(0) = g0.  Secant steps until the root is bracketed, then Illinois
- * false position; each evaluation re-checks the Krylov accuracy. */
-static double vn_solve(const double *L, vn_work *W, double g0, double inv_gamma,
-                       double log_xi)
+/* An increasing function g of x, evaluated by the root finder. */
+typedef double (*vn_gfun)(void *ctx, double x);
+
+/* Root of the increasing g given g(0) = g0 and a guess of its slope at 0.
+ * Secant steps until the root is bracketed, then Illinois false position.
+ * At most VN_MAXEVAL evaluations; |g| <= VN_GTOL counts as a root. */
+static double vn_root(vn_gfun g, void *ctx, double g0, double slope)
 {
-    double slope = W->nv2 + inv_gamma;  /* exact when v is an eigenvector of L */
     double xa = 0.0, ga = g0;
     double xb = -g0 / slope;
-    double gb = vn_log_f_exact(L, W, xb) + xb * inv_gamma - log_xi;
+    double gb = g(ctx, xb);
     int n = 1;
     /* extrapolate until the signs differ */
     while (ga * gb > 0.0 && fabs(gb) > VN_GTOL && n < VN_MAXEVAL) {
@@ -227,7 +232,7 @@ static double vn_solve(const double *L, vn_work *W, double g0, double inv_gamma,
         xa = xb;
         ga = gb;
         xb = xb + 2.0 * step;
-        gb = vn_log_f_exact(L, W, xb) + xb * inv_gamma - log_xi;
+        gb = g(ctx, xb);
         ++n;
     }
     if (fabs(gb) <= VN_GTOL)
@@ -236,7 +241,7 @@ static double vn_solve(const double *L, vn_work *W, double g0, double inv_gamma,
     int side = 0;
     while (n < VN_MAXEVAL) {
         const double x = (xa * gb - xb * ga) / (gb - ga);
-        const double gx = vn_log_f_exact(L, W, x) + x * inv_gamma - log_xi;
+        const double gx = g(ctx, x);
         ++n;
         if (fabs(gx) <= VN_GTOL || fabs(xb - xa) <= 1e-15 * fabs(x))
             return x;
@@ -255,6 +260,29 @@ static double vn_solve(const double *L, vn_work *W, double g0, double inv_gamma,
         }
     }
     return (xa * gb - xb * ga) / (gb - ga);
+}
+
+typedef struct {
+    const double *L;
+    vn_work *W;
+    double inv_gamma, log_xi;
+} vn_proj;
+
+static double vn_proj_g(void *ctx, double x)
+{
+    vn_proj *P = (vn_proj *)ctx;
+    return vn_log_f_exact(P->L, P->W, x) + x * P->inv_gamma - P->log_xi;
+}
+
+/* Root of g(x) = log f(x) + x * inv_gamma - log_xi (the projection of
+ * Section 5.2 with the slack of Section 6.2.1), given g(0) = g0; each
+ * evaluation re-checks the Krylov accuracy. */
+static double vn_solve(const double *L, vn_work *W, double g0, double inv_gamma,
+                       double log_xi)
+{
+    vn_proj P = {L, W, inv_gamma, log_xi};
+    /* the slope is exact when v is an eigenvector of L */
+    return vn_root(vn_proj_g, &P, g0, W->nv2 + inv_gamma);
 }
 
 #endif
