@@ -88,3 +88,49 @@ def vonneumann_pair_sweep_reference(U, idx_i, idx_j, sign, bound, xi, nu, L, ord
         L += x * np.outer(v, v)
         n_moved += 1
     return n_satisfied, n_skipped, n_moved
+
+
+def definiteboost_step_reference(L, v, s, b, gamma, exact, correction):
+    """One DefiniteBoost step, dense (Tsuda et al. 2005 eq. 11-13).
+
+    ``W = expm(L)`` (trace one), ``C = s (v v' - b I)``.  Exact: ``alpha``
+    minimises ``tr expm(L - alpha C)`` (``brentq`` on its derivative);
+    approximate: the minimiser of the bound of Theorem 4.1.  Returns the new
+    ``L`` (renormalised) and the new dual.
+    """
+    from scipy.linalg import expm
+    from scipy.optimize import brentq
+
+    r = L.shape[0]
+    C = s * (np.outer(v, v) - b * np.eye(r))
+    rv = np.trace(expm(L) @ C)
+    if exact:
+        def dz(a):
+            return -np.trace(expm(L - a * C) @ C)
+
+        step = 1.0
+        lo, hi = -step, step
+        while dz(lo) > 0:
+            lo -= step
+            step *= 2
+        step = 1.0
+        while dz(hi) < 0:
+            hi += step
+            step *= 2
+        alpha = brentq(dz, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=500)
+    else:
+        nv2 = v @ v
+        lmax, lmin = (nv2 - b, -b) if s > 0 else (b, b - nv2)
+        alpha = np.log((1 - rv / lmin) / (1 - rv / lmax)) / (lmax - lmin)
+    alpha = max(alpha, -gamma if correction else 0.0)
+    E = expm(L - alpha * C)
+    return L - alpha * C - np.log(np.trace(E)) * np.eye(r), gamma + alpha
+
+
+def meg_step_reference(L, v, y, eta):
+    """One MEG update (Tsuda et al. 2005 eq. 4), dense; returns (L, yhat)."""
+    from scipy.linalg import expm
+
+    yhat = v @ expm(L) @ v
+    Ln = L - 2 * eta * (yhat - y) * np.outer(v, v)
+    return Ln - np.log(np.trace(expm(Ln))) * np.eye(L.shape[0]), yhat

@@ -7,12 +7,13 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 from .cluster import KernelKMeans
 from .constraints import PairConstraints, pairs_from_labels
 from .itml import ITMLTransformer
-from .kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
+from .kernel_learning import DefiniteBoost, LogDetKernelLearner, VonNeumannKernelLearner
 from .metrics import kernel_kmeans_scorer, knn_scorer
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "DefiniteBoost",
     "ITMLTransformer",
     "KernelKMeans",
     "LogDetKernelLearner",

@@ -199,12 +199,13 @@ static void vn_start(const double *L, vn_work *W, const double *v)
     vn_lanczos_extend(L, W, VN_KSTEP);
 }
 
-/* log f(x) accurate to VN_RTOL: grows the Krylov space as needed. */
-static double vn_log_f_exact(const double *L, vn_work *W, double x)
+/* log f(x) accurate to VN_RTOL: grows the Krylov space as needed; also
+ * log tr exp(T + x |v|^2 e1 e1') at the final size in *log_tr (or NULL). */
+static double vn_log_f_exact(const double *L, vn_work *W, double x, double *log_tr)
 {
     for (;;) {
         double err;
-        const double lf = vn_log_f(W, x, &err, NULL);
+        const double lf = vn_log_f(W, x, &err, log_tr);
         if (err <= VN_RTOL || W->exhausted || W->k >= W->kcap)
             return lf;
         vn_lanczos_extend(L, W, W->k + VN_KSTEP);
@@ -271,7 +272,7 @@ typedef struct {
 static double vn_proj_g(void *ctx, double x)
 {
     vn_proj *P = (vn_proj *)ctx;
-    return vn_log_f_exact(P->L, P->W, x) + x * P->inv_gamma - P->log_xi;
+    return vn_log_f_exact(P->L, P->W, x, NULL) + x * P->inv_gamma - P->log_xi;
 }
 
 /* Root of g(x) = log f(x) + x * inv_gamma - log_xi (the projection of

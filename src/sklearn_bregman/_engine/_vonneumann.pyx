@@ -49,7 +49,7 @@ cdef extern from "_vn_kernels.h" nogil:
         double nv2
         long n_evals
     void vn_start(const double* L, vn_work* W, const double* v)
-    double vn_log_f_exact(const double* L, vn_work* W, double x)
+    double vn_log_f_exact(const double* L, vn_work* W, double x, double* log_tr)
     double vn_solve(const double* L, vn_work* W, double g0, double inv_gamma,
                     double log_xi)
 
@@ -128,7 +128,7 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
                 continue
             delta = <double> sign[c]
             vn_start(Lp, &W, v)
-            lp = vn_log_f_exact(Lp, &W, 0.0)
+            lp = vn_log_f_exact(Lp, &W, 0.0, NULL)
             p = exp(lp)
             if delta * (p - bound[c]) <= rtol * bound[c]:
                 n_satisfied += 1
