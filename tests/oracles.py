@@ -8,7 +8,7 @@ import numpy as np
 
 
 def logdet_pair_sweep_reference(G, idx_i, idx_j, sign, bound, xi, nu, M, order,
-                                slack, rtol):
+                                slack, rtol, correction=True):
     """One sweep of rank-one LogDet projections (JMLR 2009 §5.1, §6.2.1).
 
     Same signature and in-place semantics as
@@ -27,7 +27,9 @@ def logdet_pair_sweep_reference(G, idx_i, idx_j, sign, bound, xi, nu, M, order,
         delta = float(sign[c])
         if delta * (p - bound[c]) <= rtol * bound[c]:
             n_satisfied += 1
-        alpha = min(nu[c], delta * gproj * (1.0 / p - 1.0 / xi[c]))
+        alpha = delta * gproj * (1.0 / p - 1.0 / xi[c])
+        if correction:
+            alpha = min(nu[c], alpha)
         if alpha == 0.0:
             continue
         nu[c] -= alpha
@@ -40,7 +42,7 @@ def logdet_pair_sweep_reference(G, idx_i, idx_j, sign, bound, xi, nu, M, order,
 
 
 def vonneumann_pair_sweep_reference(U, idx_i, idx_j, sign, bound, xi, nu, L, order,
-                                    slack, rtol):
+                                    slack, rtol, correction=True):
     """One sweep of rank-one von Neumann projections, dense (JMLR 2009 §5.2, §6.2.1).
 
     Every evaluation forms ``exp(L + x v v')`` with ``scipy.linalg.expm``;
@@ -65,7 +67,7 @@ def vonneumann_pair_sweep_reference(U, idx_i, idx_j, sign, bound, xi, nu, L, ord
             n_satisfied += 1
         log_xi = np.log(xi[c])
         g0 = np.log(p) - log_xi
-        if g0 == 0.0 or (nu[c] <= 0.0 and delta * g0 <= 0.0):
+        if g0 == 0.0 or (correction and nu[c] <= 0.0 and delta * g0 <= 0.0):
             continue
 
         def g(x):
@@ -78,7 +80,7 @@ def vonneumann_pair_sweep_reference(U, idx_i, idx_j, sign, bound, xi, nu, L, ord
         while g(hi) < 0:
             hi += 2 * abs(step)
         x = brentq(g, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=500)
-        alpha = min(nu[c], delta * x)
+        alpha = min(nu[c], delta * x) if correction else delta * x
         if alpha == 0.0:
             continue
         nu[c] -= alpha

@@ -136,3 +136,45 @@ def test_rank_deficient_linear_kernel():
     learner = VonNeumannKernelLearner(random_state=0).fit(X, y)
     assert np.isfinite(learner.embedding_).all()
     assert np.allclose(learner.embedding_[:, :], learner.transform(X))
+
+
+@pytest.mark.parametrize("divergence", ["logdet", "vonneumann"])
+def test_appendix_b_dual_correction_counter_example(divergence):
+    # JMLR 2009 App. B: min D(X, I) s.t. X11 + X22 - 2 X12 >= 1.  I is
+    # feasible (its value is 2), so it is the answer; a projection onto the
+    # equality without the correction moves X and lands elsewhere.
+    pc = PairConstraints([0], [1], [-1], [1.0])
+    M0 = np.eye(2) if divergence == "logdet" else np.zeros((2, 2))  # I, or log I
+    fixed = pair_projections(np.eye(2), pc, M0, divergence=divergence, max_iter=5)
+    wrong = pair_projections(np.eye(2), pc, M0, divergence=divergence, max_iter=5,
+                             dual_correction=False)
+    to_x = (lambda M: M) if divergence == "logdet" else linalg.expm
+    X_fixed, X_wrong = to_x(fixed.M), to_x(wrong.M)
+    assert np.array_equal(X_fixed, np.eye(2)) and fixed.dual[0] == 0.0
+    v = np.array([1.0, -1.0])
+    assert v @ X_wrong @ v == pytest.approx(1.0, rel=1e-9)  # on the equality
+    if divergence == "logdet":
+        D = np.trace(X_wrong) - np.log(np.linalg.det(X_wrong)) - 2
+    else:
+        D = vn_divergence(X_wrong, np.eye(2))
+    assert D > 0.05  # strictly worse than X = I, where D = 0
+
+
+@pytest.mark.parametrize("divergence", ["logdet", "vonneumann"])
+def test_sweeps_without_correction_match_the_oracle(divergence):
+    from sklearn_bregman._engine._logdet import logdet_pair_sweep
+    from tests.oracles import logdet_pair_sweep_reference
+
+    U, i, j, sign, bound, L0 = random_problem(8, c=20, seed=3)
+    if divergence == "logdet":
+        sweep, ref, M0 = logdet_pair_sweep, logdet_pair_sweep_reference, np.eye(8)
+    else:
+        sweep, ref, M0 = vonneumann_pair_sweep, vonneumann_pair_sweep_reference, L0
+    order = np.arange(20, dtype=np.intp)
+    states = []
+    for fn in (sweep, ref):
+        M, nu, xi = M0.copy(), np.zeros(20), bound.copy()
+        for _ in range(2):
+            fn(U, i, j, sign, bound, xi, nu, M, order, np.inf, 1e-3, False)
+        states.append(M)
+    assert rel(states[0], states[1]) < 1e-9

@@ -81,7 +81,7 @@ def dual_change(nu, nu_old):
 
 def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
                      order="cyclic", tol=1e-3, max_iter=1000, random_state=None,
-                     verbose=0, owner="Bregman projections"):
+                     verbose=0, owner="Bregman projections", dual_correction=True):
     """Minimise a Bregman matrix divergence to ``M0`` under pair constraints.
 
     Solves (JMLR 2009, eq. 4 with slack eq. 22, on the r x r state)::
@@ -119,6 +119,10 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
         If positive, print one line per sweep.
     owner : str
         Name used in warnings and progress lines.
+    dual_correction : bool, default=True
+        Bregman's method for inequalities (JMLR 2009, Section 3.4).  ``False``
+        projects onto each constraint's equality at every visit, the mistake
+        App. B describes; it exists to demonstrate it.
 
     Returns
     -------
@@ -155,7 +159,7 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
         nu_old = nu.copy()
         stats = sweep(
             G, constraints.i, constraints.j, constraints.sign, constraints.bound,
-            xi, nu, M, visit, float(slack), REPORT_RTOL,
+            xi, nu, M, visit, float(slack), REPORT_RTOL, bool(dual_correction),
         )
         n_sat = stats[0]
         n_moved += stats[2]

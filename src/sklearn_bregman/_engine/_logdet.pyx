@@ -62,7 +62,8 @@ def logdet_pair_sweep(const double[:, ::1] G,
                       double[:, ::1] M,
                       const cnp.intp_t[::1] order,
                       double slack,
-                      double rtol):
+                      double rtol,
+                      bint correction=True):
     """Project once onto each pair constraint listed in ``order``.
 
     Parameters
@@ -89,6 +90,10 @@ def logdet_pair_sweep(const double[:, ::1] G,
     rtol : float
         A constraint counts as satisfied when
         ``delta * (p - bound) <= rtol * bound`` before its projection.
+    correction : bool, default=True
+        Clip ``alpha`` at ``nu_c`` (the dual correction).  ``False`` projects
+        onto the equality ``p = xi_c`` at every visit, which is wrong for
+        inequality constraints (JMLR 2009, App. B); for demonstrations only.
 
     Returns
     -------
@@ -136,7 +141,7 @@ def logdet_pair_sweep(const double[:, ::1] G,
                 if delta * (p - bound[c]) <= rtol * bound[c]:
                     n_satisfied += 1
                 alpha = delta * gproj * (1.0 / p - 1.0 / xi[c])
-                if nu[c] < alpha:
+                if correction and nu[c] < alpha:
                     alpha = nu[c]
                 if alpha != 0.0:
                     nu[c] -= alpha

@@ -70,10 +70,12 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
                           double[:, ::1] L,
                           const cnp.intp_t[::1] order,
                           double slack,
-                          double rtol):
+                          double rtol,
+                          bint correction=True):
     """Project once onto each pair constraint listed in ``order``.
 
-    Same arguments as :func:`sklearn_bregman._engine._logdet.logdet_pair_sweep`,
+    Same arguments (``correction`` included) as
+    :func:`sklearn_bregman._engine._logdet.logdet_pair_sweep`,
     with ``U`` rows in an orthonormal basis and ``L = log X`` as the state
     (upper triangle read; lower refreshed on return).
 
@@ -135,7 +137,7 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
             g0 = lp - log(xi[c])
             # The root x* has the sign of -g0 (g is increasing).  With no dual
             # weight to give back, a satisfied constraint does not move.
-            if g0 == 0.0 or (nu[c] <= 0.0 and delta * g0 <= 0.0):
+            if g0 == 0.0 or (correction and nu[c] <= 0.0 and delta * g0 <= 0.0):
                 n_krylov += W.k
                 continue
             evals_before = W.n_evals
@@ -143,7 +145,7 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
             n_evals += W.n_evals - evals_before
             n_krylov += W.k
             alpha = delta * x
-            if nu[c] < alpha:
+            if correction and nu[c] < alpha:
                 alpha = nu[c]
             if alpha == 0.0:
                 continue
