@@ -32,10 +32,14 @@ def engine_extension(name, headers):
 
 extensions = [
     engine_extension("_logdet", ["_dense_kernels.h", "_dense_kernels.pxd"]),
-    engine_extension("_vonneumann", ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h"]),
+    engine_extension(
+        "_vonneumann",
+        ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd"],
+    ),
     engine_extension(
         "_definiteboost",
-        ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_db_kernels.h"],
+        ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd",
+         "_db_kernels.h"],
     ),
 ]
 

@@ -27,26 +27,12 @@ from scipy.linalg.cython_blas cimport dgemm
 from scipy.linalg.cython_lapack cimport dsyevr
 
 from ._dense_kernels cimport skb_mirror_upper
+from ._vn_kernels cimport vn_work
 
 cnp.import_array()
 
 
 cdef extern from "_db_kernels.h" nogil:
-    ctypedef struct vn_work:
-        Py_ssize_t r
-        Py_ssize_t kcap
-        double* Q
-        double* a
-        double* b
-        double* w
-        double* d
-        double* e
-        double* z1
-        double* zk
-        Py_ssize_t k
-        int exhausted
-        double nv2
-        long n_evals
     double db_step(double* L, vn_work* W, const double* v, double s, double b,
                    double* gamma, int exact, int correction, double* d_dual,
                    double* viol)

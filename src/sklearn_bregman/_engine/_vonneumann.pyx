@@ -29,31 +29,10 @@ import numpy as np
 
 cimport numpy as cnp
 
-cnp.import_array()
-
-
-cdef extern from "_vn_kernels.h" nogil:
-    ctypedef struct vn_work:
-        Py_ssize_t r
-        Py_ssize_t kcap
-        double* Q
-        double* a
-        double* b
-        double* w
-        double* d
-        double* e
-        double* z1
-        double* zk
-        Py_ssize_t k
-        int exhausted
-        double nv2
-        long n_evals
-    void vn_start(const double* L, vn_work* W, const double* v)
-    double vn_log_f_exact(const double* L, vn_work* W, double x, double* log_tr)
-    double vn_solve(const double* L, vn_work* W, double g0, double inv_gamma,
-                    double log_xi)
-
 from ._dense_kernels cimport skb_difference, skb_dot, skb_mirror_upper, skb_update
+from ._vn_kernels cimport vn_log_f_exact, vn_solve, vn_start, vn_work
+
+cnp.import_array()
 
 
 #: Largest Krylov dimension per projection.

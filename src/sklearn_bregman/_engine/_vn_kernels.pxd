@@ -1,0 +1,23 @@
+# Declarations of the von Neumann Lanczos machinery in _vn_kernels.h, shared
+# by the von Neumann and DefiniteBoost sweeps (cimport them from here).
+
+cdef extern from "_vn_kernels.h" nogil:
+    ctypedef struct vn_work:
+        Py_ssize_t r
+        Py_ssize_t kcap
+        double* Q
+        double* a
+        double* b
+        double* w
+        double* d
+        double* e
+        double* z1
+        double* zk
+        Py_ssize_t k
+        int exhausted
+        double nv2
+        long n_evals
+    void vn_start(const double* L, vn_work* W, const double* v)
+    double vn_log_f_exact(const double* L, vn_work* W, double x, double* log_tr)
+    double vn_solve(const double* L, vn_work* W, double g0, double inv_gamma,
+                    double log_xi)
