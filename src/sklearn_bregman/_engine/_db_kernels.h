@@ -26,17 +26,20 @@ typedef struct {
     ptrdiff_t k;
 } db_rest;
 
-/* log f(x) and log Z(x), both at the Krylov accuracy of vn_log_f_exact. */
-static double db_log_fz(const double *L, vn_work *W, db_rest *R, double x, double *log_z)
+/* log f(x) and log Z(x), at the Krylov accuracy of vn_log_f_exact if
+ * `check`, else at the current Krylov size. */
+static double db_log_fz(const double *L, vn_work *W, db_rest *R, double x, int check,
+                        double *log_z)
 {
     double log_tr;
-    const double lf = vn_log_f_exact(L, W, x, &log_tr);
+    const double lf = check ? vn_log_f_exact(L, W, x, &log_tr)
+                            : vn_log_f(W, x, NULL, &log_tr);
     if (R->k != W->k) {
         /* the Krylov space grew: tr exp(T_0) of the new size (not counted as
          * a root-finder evaluation) */
-        double err, lt0;
+        double lt0;
         const long ne = W->n_evals;
-        vn_log_f(W, 0.0, &err, &lt0);
+        vn_log_f(W, 0.0, NULL, &lt0);
         W->n_evals = ne;
         R->rest = 1.0 - exp(lt0);
         if (R->rest < 0.0)  /* rounding: the Krylov part holds all the trace */
@@ -61,7 +64,7 @@ static double db_proj_g(void *ctx, double x)
 {
     db_proj *P = (db_proj *)ctx;
     double lz;
-    const double lf = db_log_fz(P->L, P->W, P->R, x, &lz);
+    const double lf = db_log_fz(P->L, P->W, P->R, x, 0, &lz);
     return lf - lz - P->log_b;
 }
 
@@ -93,7 +96,7 @@ static double db_step(double *L, vn_work *W, const double *v, double s, double b
     *d_dual = 0.0;
     vn_start(L, W, v);
     const double nv2 = W->nv2;
-    const double lp = db_log_fz(L, W, &R, 0.0, &lz);
+    const double lp = db_log_fz(L, W, &R, 0.0, 1, &lz);
     const double rho = exp(lp - lz);          /* v'Wv */
     const double rv = s * (rho - b);
     *viol = rv;
@@ -106,7 +109,7 @@ static double db_step(double *L, vn_work *W, const double *v, double s, double b
             double slope = nv2 - rho;  /* exact when v is an eigenvector of L */
             if (!(slope > 1e-12 * nv2))
                 slope = nv2;
-            alpha = -s * vn_root(db_proj_g, &P, g0, slope);
+            alpha = -s * vn_root_checked(L, W, db_proj_g, &P, g0, slope);
         }
     } else {
         const double lmax = s > 0 ? nv2 - b : b;
@@ -120,7 +123,7 @@ static double db_step(double *L, vn_work *W, const double *v, double s, double b
     if (alpha == 0.0)
         return 0.0;
     const double x = -s * alpha;
-    db_log_fz(L, W, &R, x, &lz);
+    db_log_fz(L, W, &R, x, 1, &lz);
     *gamma += alpha;
     skb_update(L, r, x, v);
     for (ptrdiff_t i = 0; i < r; ++i)
@@ -138,12 +141,12 @@ static double meg_step(double *L, vn_work *W, const double *v, double y, double 
     db_rest R = {0.0, -1};
     double lz;
     vn_start(L, W, v);
-    const double lp = db_log_fz(L, W, &R, 0.0, &lz);
+    const double lp = db_log_fz(L, W, &R, 0.0, 1, &lz);
     const double yhat = exp(lp - lz);
     const double x = -2.0 * eta * (yhat - y);
     if (x == 0.0)
         return yhat;
-    db_log_fz(L, W, &R, x, &lz);
+    db_log_fz(L, W, &R, x, 1, &lz);
     skb_update(L, r, x, v);
     for (ptrdiff_t i = 0; i < r; ++i)
         L[i * r + i] -= lz;

@@ -53,7 +53,7 @@ cdef class _Work:
     def __cinit__(self, Py_ssize_t r):
         cdef Py_ssize_t kcap = max(1, min(r, KRYLOV_CAP))
         self.Q = np.empty((kcap, r))
-        self.small = np.empty((6, kcap))
+        self.small = np.empty((5, kcap))
         self.w = np.empty(max(r, 1))
         self.W.r = r
         self.W.kcap = kcap
@@ -63,7 +63,6 @@ cdef class _Work:
         self.W.d = &self.small[2, 0]
         self.W.e = &self.small[3, 0]
         self.W.z1 = &self.small[4, 0]
-        self.W.zk = &self.small[5, 0]
         self.W.w = &self.w[0]
         self.W.n_evals = 0
 

@@ -12,7 +12,6 @@ cdef extern from "_vn_kernels.h" nogil:
         double* d
         double* e
         double* z1
-        double* zk
         Py_ssize_t k
         int exhausted
         double nv2

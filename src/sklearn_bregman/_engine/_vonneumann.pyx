@@ -76,7 +76,7 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
         return 0, 0, 0, 0, 0
     cdef Py_ssize_t kcap = min(r, KRYLOV_CAP)
     cdef double[:, ::1] Q = np.empty((kcap, r))
-    cdef double[:, ::1] small = np.empty((6, kcap))
+    cdef double[:, ::1] small = np.empty((5, kcap))
     cdef double[:, ::1] vec = np.empty((2, r))
     cdef vn_work W
     W.r = r
@@ -87,7 +87,6 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
     W.d = &small[2, 0]
     W.e = &small[3, 0]
     W.z1 = &small[4, 0]
-    W.zk = &small[5, 0]
     W.w = &vec[1, 0]
     W.n_evals = 0
     cdef double* v = &vec[0, 0]
