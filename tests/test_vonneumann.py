@@ -178,3 +178,28 @@ def test_sweeps_without_correction_match_the_oracle(divergence):
             fn(U, i, j, sign, bound, xi, nu, M, order, np.inf, 1e-3, False)
         states.append(M)
     assert rel(states[0], states[1]) < 1e-9
+
+
+@pytest.mark.parametrize("spread", [5.0, 30.0])
+@pytest.mark.parametrize("r", [40, 128])
+def test_krylov_stopping_rule_on_wide_spectra(spread, r):
+    # The Lanczos size is chosen by the Gauss-rule estimate f_k - f_{k-1};
+    # a state whose log-eigenvalues spread over `spread` needs more steps.
+    # The projection must stay exact against the dense X+ whatever the spread.
+    rng = np.random.default_rng(int(spread) + r)
+    Q = np.linalg.qr(rng.standard_normal((r, r)))[0]
+    lam = np.linspace(-spread, 0.0, r)
+    L0 = (Q * lam) @ Q.T
+    U = np.linalg.qr(rng.standard_normal((200, r)))[0]
+    i = np.arange(0, 20, dtype=np.intp)
+    j = np.arange(100, 120, dtype=np.intp)
+    V = U[i] - U[j]
+    X0 = (Q * np.exp(lam)) @ Q.T
+    d0 = np.einsum("ij,jk,ik->i", V, X0, V)
+    sign = np.where(np.arange(20) % 2 == 0, 1, -1).astype(np.int8)
+    bound = np.where(sign > 0, 0.5 * d0, 2.0 * d0)
+    for c in range(20):
+        L, nu, xi = L0.copy(), np.zeros(20), bound.copy()
+        vonneumann_pair_sweep(U, i, j, sign, bound, xi, nu, L, np.array([c], np.intp),
+                              np.inf, 1e-3)
+        assert V[c] @ linalg.expm(L) @ V[c] == pytest.approx(bound[c], rel=1e-9)
