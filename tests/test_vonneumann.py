@@ -203,3 +203,35 @@ def test_krylov_stopping_rule_on_wide_spectra(spread, r):
         vonneumann_pair_sweep(U, i, j, sign, bound, xi, nu, L, np.array([c], np.intp),
                               np.inf, 1e-3)
         assert V[c] @ linalg.expm(L) @ V[c] == pytest.approx(bound[c], rel=1e-9)
+
+
+def _tridiagonal_cases():
+    rng = np.random.default_rng(7)
+    cases = []
+    for k in [1, 2, 3, 8, 20]:
+        cases.append((rng.normal(size=k), rng.uniform(0.1, 2.0, k - 1)))
+    # near-deflation: a tiny off-diagonal cuts T in two (weightless block)
+    a, b = rng.normal(size=10), rng.uniform(0.5, 1.5, 9)
+    b[4] = 1e-13
+    cases.append((a, b))
+    # clustered eigenvalues: constant diagonal, tiny couplings at the end
+    a, b = np.zeros(12), np.r_[np.ones(6), np.full(5, 1e-9)]
+    cases.append((a, b))
+    # a wide spectrum, as log X of an ill-conditioned kernel
+    cases.append((np.linspace(-35.0, 2.0, 16), rng.uniform(0.1, 3.0, 15)))
+    return cases
+
+
+@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("x", [0.0, 1e-6, 0.3, -0.3, 5.0, -40.0])
+def test_secular_rule_matches_dense_expm(case, x):
+    from sklearn_bregman._engine._vonneumann import _tridiagonal_rule
+
+    a, b = _tridiagonal_cases()[case]
+    nv2 = 1.7
+    T = np.diag(a) + np.diag(b, 1) + np.diag(b, -1)
+    T[0, 0] += x * nv2
+    exact = np.log(nv2 * linalg.expm(T)[0, 0])
+    secular, ql = _tridiagonal_rule(a, b, nv2, x)
+    assert secular == pytest.approx(exact, abs=1e-12 * max(1.0, abs(exact)))
+    assert ql == pytest.approx(exact, abs=1e-12 * max(1.0, abs(exact)))

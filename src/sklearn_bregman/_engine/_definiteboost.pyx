@@ -27,7 +27,7 @@ from scipy.linalg.cython_blas cimport dgemm
 from scipy.linalg.cython_lapack cimport dsyevr
 
 from ._dense_kernels cimport skb_mirror_upper
-from ._vn_kernels cimport vn_work
+from ._vn_kernels cimport VN_SMALL_ROWS, vn_work, vn_work_init
 
 cnp.import_array()
 
@@ -53,18 +53,9 @@ cdef class _Work:
     def __cinit__(self, Py_ssize_t r):
         cdef Py_ssize_t kcap = max(1, min(r, KRYLOV_CAP))
         self.Q = np.empty((kcap, r))
-        self.small = np.empty((5, kcap))
+        self.small = np.empty((VN_SMALL_ROWS, kcap))
         self.w = np.empty(max(r, 1))
-        self.W.r = r
-        self.W.kcap = kcap
-        self.W.Q = &self.Q[0, 0]
-        self.W.a = &self.small[0, 0]
-        self.W.b = &self.small[1, 0]
-        self.W.d = &self.small[2, 0]
-        self.W.e = &self.small[3, 0]
-        self.W.z1 = &self.small[4, 0]
-        self.W.w = &self.w[0]
-        self.W.n_evals = 0
+        vn_work_init(&self.W, r, kcap, &self.Q[0, 0], &self.small[0, 0], &self.w[0])
 
 
 def _check_shapes(V, L, n):

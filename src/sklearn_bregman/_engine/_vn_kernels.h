@@ -8,10 +8,14 @@
  * Q' (L + x v v') Q = T + x |v|^2 e1 e1' for every x, and
  *     f(x) = |v|^2 e1' exp(T + x |v|^2 e1 e1') e1
  * is a k x k problem: the eigenvalues theta and the first row z of the
- * eigenvectors of the tridiagonal (QL iteration tracking only the first and
- * last rows, O(k^2)) give f = |v|^2 sum_j z_j^2 exp(theta_j).  Lanczos grows
- * until the Gauss-rule estimate f_k - f_{k-1} is below VN_RTOL * f at the
- * root (see vn_log_f), or the Krylov space is exhausted.
+ * eigenvectors of T + x |v|^2 e1 e1' give f = |v|^2 sum_j z_j^2 exp(theta_j).
+ * T is diagonalised once per Krylov size (QL iteration tracking only the
+ * first row); each x then only needs the secular equation of the
+ * diagonal-plus-rank-one matrix diag(theta_0) + x |v|^2 z z', the route of
+ * the paper's Section 5.2, here on the k x k problem (O(k^2) per x, with
+ * independent divisions rather than the QL's chain of rotations).  Lanczos
+ * grows until the Gauss-rule estimate f_k - f_{k-1} is below VN_RTOL * f at
+ * the root (see vn_log_f), or the Krylov space is exhausted.
  */
 #ifndef SKLEARN_BREGMAN_VN_KERNELS_H
 #define SKLEARN_BREGMAN_VN_KERNELS_H
@@ -27,6 +31,15 @@
 #define VN_KSTEP 2         /* Lanczos steps added at a time after that */
 #define VN_MAXEVAL 100
 
+/* Decomposition of the leading size x size block of T at x = 0, for the
+ * secular evaluations (vn_gauss_secular): T = S diag(th) S', th ascending,
+ * zz = S' e1, deflated to the first m entries (the rest of th: eigenvalues
+ * with no weight on e1); thn / zzn the same for -T (for x < 0). */
+typedef struct {
+    double *th, *zz, *thn, *zzn;  /* kcap each */
+    ptrdiff_t m, size;            /* size: block cached (-1: none) */
+} vn_eig;
+
 typedef struct {
     ptrdiff_t r, kcap;     /* dimension, largest Krylov dimension */
     double *Q;             /* kcap x r Lanczos vectors (rows) */
@@ -37,7 +50,32 @@ typedef struct {
     int exhausted;         /* the Krylov space is invariant: T is exact */
     double nv2;            /* |v|^2 */
     long n_evals;          /* small-problem evaluations (root finder) */
+    vn_eig cur, prev;      /* blocks of size k (the rule) and k - 1 (its check) */
+    double *dl;            /* kcap: secular work */
 } vn_work;
+
+/* Rows of kcap doubles that vn_work_init takes in `small`. */
+#define VN_SMALL_ROWS 14
+
+/* Point W at caller-owned buffers: Q (kcap x r), small (VN_SMALL_ROWS x
+ * kcap), w (r). */
+static void vn_work_init(vn_work *W, ptrdiff_t r, ptrdiff_t kcap, double *Q,
+                         double *small, double *w)
+{
+    W->r = r;
+    W->kcap = kcap;
+    W->Q = Q;
+    W->w = w;
+    double **rows[VN_SMALL_ROWS] = {
+        &W->a, &W->b, &W->d, &W->e, &W->z1, &W->dl,
+        &W->cur.th, &W->cur.zz, &W->cur.thn, &W->cur.zzn,
+        &W->prev.th, &W->prev.zz, &W->prev.thn, &W->prev.zzn};
+    for (int i = 0; i < VN_SMALL_ROWS; ++i)
+        *rows[i] = small + i * kcap;
+    W->n_evals = 0;
+    W->k = 0;
+    W->cur.size = W->prev.size = -1;
+}
 
 /* Lanczos steps until k == k_to (or the space is exhausted); full
  * reorthogonalisation (two passes of classical Gram-Schmidt). */
@@ -178,6 +216,208 @@ static double vn_gauss(vn_work *W, ptrdiff_t m, double x, double *log_tr)
     return tmax + log(s);
 }
 
+/* Eigen-decomposition of the leading k x k block of T at x = 0 into E:
+ * sorted, with weightless components and (numerically) repeated
+ * eigenvalues deflated as LAPACK's dlaed2 does. */
+static int vn_eig0(vn_work *W, vn_eig *E, ptrdiff_t k)
+{
+    double *th = E->th, *zz = E->zz;
+    memcpy(W->d, W->a, (size_t)k * sizeof(double));
+    if (k > 1)
+        memcpy(W->e, W->b, (size_t)(k - 1) * sizeof(double));
+    if (vn_tridiag_eig(W->d, W->e, W->z1, k) != 0)
+        return -1;
+    /* insertion sort of (d, z1) by d */
+    for (ptrdiff_t i = 0; i < k; ++i) {
+        const double t = W->d[i], z = W->z1[i];
+        ptrdiff_t j = i;
+        while (j > 0 && th[j - 1] > t) {
+            th[j] = th[j - 1];
+            zz[j] = zz[j - 1];
+            --j;
+        }
+        th[j] = t;
+        zz[j] = z;
+    }
+    double scale = 1.0;
+    for (ptrdiff_t i = 0; i < k; ++i)
+        if (fabs(th[i]) > scale)
+            scale = fabs(th[i]);
+    const double tol = 8.0 * 2.220446049250313e-16 * scale;
+    /* kept entries first (in order), deflated eigenvalues in W->d */
+    ptrdiff_t m = 0, nd = 0;
+    for (ptrdiff_t i = 0; i < k; ++i) {
+        if (fabs(zz[i]) <= 2.220446049250313e-16 * 1e-2) {
+            W->d[nd++] = th[i];           /* no weight on e1 */
+        } else if (m > 0 && th[i] - th[m - 1] <= tol) {
+            /* rotate the pair so one vector has no weight on e1 */
+            zz[m - 1] = sqrt(zz[m - 1] * zz[m - 1] + zz[i] * zz[i]);
+            W->d[nd++] = th[i];
+        } else {
+            th[m] = th[i];
+            zz[m] = zz[i];
+            ++m;
+        }
+    }
+    for (ptrdiff_t i = 0; i < nd; ++i)
+        th[m + i] = W->d[i];
+    for (ptrdiff_t i = 0; i < m; ++i) {
+        E->thn[i] = -th[m - 1 - i];
+        E->zzn[i] = zz[m - 1 - i];
+    }
+    E->m = m;
+    E->size = k;
+    return 0;
+}
+
+/* The i-th (0-based) root lambda of 1 + rho sum_j z_j^2 / (d_j - lambda) = 0
+ * for rho > 0, d strictly ascending, no z_j zero and |z| = 1: lambda lies in
+ * (d_i, d_{i+1}), or (d_{m-1}, d_{m-1} + rho) for the last.  The unknown is
+ * the offset tau from the nearer pole d_o, so that delta_j = d_j - lambda =
+ * (d_j - d_o) - tau keeps full relative accuracy (Golub 1973; Bunch,
+ * Nielsen & Sorensen 1978).  Each step keeps the pole term at d_o exact and
+ * linearises the others (a quadratic in the new tau), inside a bisection
+ * bracket.  Fills delta; returns lambda, or NAN without convergence. */
+static double vn_secular_root(ptrdiff_t m, ptrdiff_t i, const double *d, const double *z,
+                              double rho, double *delta)
+{
+    ptrdiff_t o;
+    double lo, hi, tau, F = 1.0, dF = 0.0, absF = 1.0;
+    int have = 0;  /* F, dF, absF hold the values at tau */
+    if (i == m - 1) {
+        o = i;
+        lo = 0.0;
+        hi = rho;
+        tau = 0.5 * rho;
+    } else {
+        const double mid = 0.5 * (d[i + 1] - d[i]);
+        for (ptrdiff_t j = 0; j < m; ++j) {
+            const double t = z[j] / ((d[j] - d[i]) - mid);
+            const double term = rho * z[j] * t;
+            F += term;
+            absF += fabs(term);
+            dF += rho * t * t;
+        }
+        have = 1;  /* the same point seen from either pole */
+        if (F >= 0.0) {  /* F increases: the root is left of the midpoint */
+            o = i;
+            lo = 0.0;
+            hi = tau = mid;
+        } else {
+            o = i + 1;
+            lo = tau = -mid;
+            hi = 0.0;
+        }
+    }
+    const double c = rho * z[o] * z[o];
+    for (ptrdiff_t j = 0; j < m; ++j)
+        delta[j] = d[j] - d[o];
+    for (int it = 0; it < 100; ++it) {
+        if (!have) {
+            F = 1.0;
+            dF = 0.0;
+            absF = 1.0;
+            for (ptrdiff_t j = 0; j < m; ++j) {
+                const double t = z[j] / (delta[j] - tau);
+                const double term = rho * z[j] * t;
+                F += term;
+                absF += fabs(term);
+                dF += rho * t * t;
+            }
+        }
+        have = 0;
+        if (fabs(F) <= 4.0 * 2.220446049250313e-16 * absF)
+            break;
+        if (F < 0.0)
+            lo = tau;
+        else
+            hi = tau;
+        /* F(t) ~ R + R' (t - tau) - c / t:  R' t^2 + (R - R' tau) t - c = 0 */
+        const double R = F + c / tau, dR = dF - c / (tau * tau);
+        const double a = dR > 0.0 ? dR : 0.0, b = R - a * tau;
+        const double disc = sqrt(b * b + 4.0 * a * c);
+        double tn;
+        if (o == i)  /* the positive root */
+            tn = b >= 0.0 ? 2.0 * c / (b + disc) : (a > 0.0 ? (disc - b) / (2.0 * a) : NAN);
+        else         /* the negative root */
+            tn = b <= 0.0 ? -2.0 * c / (disc - b) : (a > 0.0 ? -(b + disc) / (2.0 * a) : NAN);
+        if (!(tn > lo && tn < hi))
+            tn = 0.5 * (lo + hi);
+        if (tn == tau || hi - lo <= 2.220446049250313e-16 * fabs(tau))
+            break;
+        tau = tn;
+        if (it == 99)
+            return NAN;
+    }
+    for (ptrdiff_t j = 0; j < m; ++j)
+        delta[j] -= tau;
+    return d[o] + tau;
+}
+
+/* log e1' exp(T_k + x |v|^2 e1 e1') e1 (T_k: the leading k x k block of T,
+ * decomposed in E) by the secular equation of
+ * diag(th) + rho zz zz', rho = x |v|^2 (Golub 1973): its eigenvalues
+ * lambda_i (vn_secular_root) and the weights on e1, (zz' u_i)^2 = 1 /
+ * (rho^2 sum_j zz_j^2 / (th_j - lambda_i)^2).  Independent divisions
+ * instead of the QL's chain of rotations.  Returns NAN if a root fails. */
+static double vn_gauss_secular(vn_work *W, vn_eig *E, ptrdiff_t k, double x,
+                               double *log_tr)
+{
+    if (E->size != k && vn_eig0(W, E, k) != 0)
+        return NAN;
+    const ptrdiff_t m = E->m;
+    double rho = x * W->nv2;
+    const int neg = rho < 0.0;
+    double *D = neg ? E->thn : E->th, *Z = neg ? E->zzn : E->zz;
+    double *lam = W->d, *wt = W->e;
+    if (neg)
+        rho = -rho;
+    for (ptrdiff_t i = 0; i < m; ++i) {
+        if (rho == 0.0) {
+            lam[i] = D[i];
+            wt[i] = Z[i] * Z[i];
+            continue;
+        }
+        if (m == 1) {
+            lam[i] = D[0] + rho * Z[0] * Z[0];
+            wt[i] = 1.0;
+            continue;
+        }
+        const double li = vn_secular_root(m, i, D, Z, rho, W->dl);
+        if (isnan(li))
+            return NAN;
+        lam[i] = li;
+        double psi = 0.0;  /* delta_j = d_j - lambda_i */
+        for (ptrdiff_t j = 0; j < m; ++j) {
+            const double q = Z[j] / W->dl[j];
+            psi += q * q;
+        }
+        wt[i] = 1.0 / (rho * rho * psi);
+    }
+    double lmax = -INFINITY;
+    for (ptrdiff_t i = 0; i < m; ++i) {
+        if (neg)
+            lam[i] = -lam[i];
+        if (lam[i] > lmax)
+            lmax = lam[i];
+    }
+    for (ptrdiff_t i = m; i < k; ++i)  /* deflated: unchanged eigenvalues */
+        if (E->th[i] > lmax)
+            lmax = E->th[i];
+    double s = 0.0, tr = 0.0;
+    for (ptrdiff_t i = 0; i < m; ++i) {
+        const double ex = exp(lam[i] - lmax);
+        s += wt[i] * ex;
+        tr += ex;
+    }
+    if (log_tr) {
+        for (ptrdiff_t i = m; i < k; ++i)
+            tr += exp(E->th[i] - lmax);
+        *log_tr = lmax + log(tr);
+    }
+    return lmax + log(s);
+}
+
 /* log f(x) from T of size k, and its error estimate relative to f; also
  * log tr exp(T + x |v|^2 e1 e1') in *log_tr unless it is NULL.
  *
@@ -187,16 +427,22 @@ static double vn_gauss(vn_work *W, ptrdiff_t m, double x, double *log_tr)
  * superlinear, so f - f_k is below f_k - f_{k-1}, the estimate used.  The
  * vector estimate b_k |e_k' exp(T) e1| of exp(L) v (Saad 1992) is far too
  * pessimistic for a quadratic form (measured: 1e-2..1e-4 where the true
- * error was 1e-11..1e-13).  With rel_err NULL the estimate is skipped (one
- * small eigenproblem instead of two). */
+ * error was 1e-11..1e-13).  With rel_err NULL the estimate is skipped.  f_k
+ * comes from the secular equation on the decomposition of T cached for this
+ * Krylov size, not from a new QL. */
 static double vn_log_f(vn_work *W, double x, double *rel_err, double *log_tr)
 {
     const ptrdiff_t k = W->k;
     W->n_evals += 1;
     double lf_prev = NAN;
-    if (rel_err && !W->exhausted && k > 1)
-        lf_prev = vn_gauss(W, k - 1, x, NULL);
-    const double lf = vn_gauss(W, k, x, log_tr);
+    if (rel_err && !W->exhausted && k > 1) {
+        lf_prev = vn_gauss_secular(W, &W->prev, k - 1, x, NULL);
+        if (isnan(lf_prev))
+            lf_prev = vn_gauss(W, k - 1, x, NULL);
+    }
+    double lf = vn_gauss_secular(W, &W->cur, k, x, log_tr);
+    if (isnan(lf))  /* a secular root failed: QL on T + x |v|^2 e1 e1' */
+        lf = vn_gauss(W, k, x, log_tr);
     if (rel_err) {
         if (isnan(lf))
             *rel_err = INFINITY;
@@ -220,6 +466,7 @@ static void vn_start(const double *L, vn_work *W, const double *v)
         W->Q[t] = v[t] * inv;
     W->k = 0;
     W->exhausted = 0;
+    W->cur.size = W->prev.size = -1;
     vn_lanczos_extend(L, W, VN_KSTART);
 }
 

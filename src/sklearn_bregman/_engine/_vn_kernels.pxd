@@ -2,6 +2,9 @@
 # by the von Neumann and DefiniteBoost sweeps (cimport them from here).
 
 cdef extern from "_vn_kernels.h" nogil:
+    ctypedef struct vn_eig:
+        Py_ssize_t m
+        Py_ssize_t size
     ctypedef struct vn_work:
         Py_ssize_t r
         Py_ssize_t kcap
@@ -16,6 +19,13 @@ cdef extern from "_vn_kernels.h" nogil:
         int exhausted
         double nv2
         long n_evals
+        vn_eig cur
+    int VN_SMALL_ROWS
+    void vn_work_init(vn_work* W, Py_ssize_t r, Py_ssize_t kcap, double* Q,
+                      double* small, double* w)
+    double vn_gauss(vn_work* W, Py_ssize_t m, double x, double* log_tr)
+    double vn_gauss_secular(vn_work* W, vn_eig* E, Py_ssize_t k, double x,
+                            double* log_tr)
     void vn_start(const double* L, vn_work* W, const double* v)
     double vn_log_f_exact(const double* L, vn_work* W, double x, double* log_tr)
     double vn_solve(const double* L, vn_work* W, double g0, double inv_gamma,

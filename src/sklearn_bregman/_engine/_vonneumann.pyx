@@ -30,7 +30,16 @@ import numpy as np
 cimport numpy as cnp
 
 from ._dense_kernels cimport skb_difference, skb_dot, skb_mirror_upper, skb_update
-from ._vn_kernels cimport vn_log_f_exact, vn_solve, vn_start, vn_work
+from ._vn_kernels cimport (
+    VN_SMALL_ROWS,
+    vn_gauss,
+    vn_gauss_secular,
+    vn_log_f_exact,
+    vn_solve,
+    vn_start,
+    vn_work,
+    vn_work_init,
+)
 
 cnp.import_array()
 
@@ -76,19 +85,10 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
         return 0, 0, 0, 0, 0
     cdef Py_ssize_t kcap = min(r, KRYLOV_CAP)
     cdef double[:, ::1] Q = np.empty((kcap, r))
-    cdef double[:, ::1] small = np.empty((5, kcap))
+    cdef double[:, ::1] small = np.empty((VN_SMALL_ROWS, kcap))
     cdef double[:, ::1] vec = np.empty((2, r))
     cdef vn_work W
-    W.r = r
-    W.kcap = kcap
-    W.Q = &Q[0, 0]
-    W.a = &small[0, 0]
-    W.b = &small[1, 0]
-    W.d = &small[2, 0]
-    W.e = &small[3, 0]
-    W.z1 = &small[4, 0]
-    W.w = &vec[1, 0]
-    W.n_evals = 0
+    vn_work_init(&W, r, kcap, &Q[0, 0], &small[0, 0], &vec[1, 0])
     cdef double* v = &vec[0, 0]
     cdef double* Lp = &L[0, 0]
     cdef bint hard = isinf(slack)
@@ -135,3 +135,36 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
             n_moved += 1
         skb_mirror_upper(Lp, r)
     return n_satisfied, n_skipped, n_moved, n_evals, n_krylov
+
+
+def _tridiagonal_rule(const double[::1] a, const double[::1] b, double nv2, double x):
+    """Test hook: the small problem of a projection, two ways.
+
+    ``log(nv2 * e1' exp(T + x * nv2 * e1 e1') e1)`` for the symmetric
+    tridiagonal ``T`` with diagonal ``a`` and off-diagonal ``b`` (length
+    ``len(a) - 1``), by the secular equation (what the sweeps use) and by QL
+    on ``T + x * nv2 * e1 e1'``.
+
+    Returns
+    -------
+    secular, ql : float
+    """
+    cdef Py_ssize_t k = a.shape[0]
+    if k < 1 or b.shape[0] != k - 1:
+        raise ValueError("a must be non-empty and b one shorter")
+    cdef double[:, ::1] Q = np.zeros((k, 1))
+    cdef double[:, ::1] small = np.zeros((VN_SMALL_ROWS, k))
+    cdef double[::1] w = np.zeros(1)
+    cdef vn_work W
+    vn_work_init(&W, 1, k, &Q[0, 0], &small[0, 0], &w[0])
+    cdef Py_ssize_t t
+    for t in range(k):
+        W.a[t] = a[t]
+    for t in range(k - 1):
+        W.b[t] = b[t]
+    W.k = k
+    W.nv2 = nv2
+    W.exhausted = 1
+    cdef double sec = vn_gauss_secular(&W, &W.cur, k, x, NULL) + log(nv2)
+    cdef double ql = vn_gauss(&W, k, x, NULL) + log(nv2)
+    return sec, ql
