@@ -38,6 +38,8 @@
 typedef struct {
     double *th, *zz, *thn, *zzn;  /* kcap each */
     ptrdiff_t m, size;            /* size: block cached (-1: none) */
+    double *lam;                  /* kcap: roots of the last evaluation, */
+    int lam_sign;                 /* for rho > 0 (+1) or rho < 0 (-1); 0: none */
 } vn_eig;
 
 typedef struct {
@@ -55,7 +57,7 @@ typedef struct {
 } vn_work;
 
 /* Rows of kcap doubles that vn_work_init takes in `small`. */
-#define VN_SMALL_ROWS 14
+#define VN_SMALL_ROWS 16
 
 /* Point W at caller-owned buffers: Q (kcap x r), small (VN_SMALL_ROWS x
  * kcap), w (r). */
@@ -69,7 +71,8 @@ static void vn_work_init(vn_work *W, ptrdiff_t r, ptrdiff_t kcap, double *Q,
     double **rows[VN_SMALL_ROWS] = {
         &W->a, &W->b, &W->d, &W->e, &W->z1, &W->dl,
         &W->cur.th, &W->cur.zz, &W->cur.thn, &W->cur.zzn,
-        &W->prev.th, &W->prev.zz, &W->prev.thn, &W->prev.zzn};
+        &W->prev.th, &W->prev.zz, &W->prev.thn, &W->prev.zzn,
+        &W->cur.lam, &W->prev.lam};
     for (int i = 0; i < VN_SMALL_ROWS; ++i)
         *rows[i] = small + i * kcap;
     W->n_evals = 0;
@@ -267,6 +270,7 @@ static int vn_eig0(vn_work *W, vn_eig *E, ptrdiff_t k)
     }
     E->m = m;
     E->size = k;
+    E->lam_sign = 0;
     return 0;
 }
 
@@ -277,14 +281,30 @@ static int vn_eig0(vn_work *W, vn_eig *E, ptrdiff_t k)
  * (d_j - d_o) - tau keeps full relative accuracy (Golub 1973; Bunch,
  * Nielsen & Sorensen 1978).  Each step keeps the pole term at d_o exact and
  * linearises the others (a quadratic in the new tau), inside a bisection
- * bracket.  Fills delta; returns lambda, or NAN without convergence. */
+ * bracket.  `guess` (NAN: none) is a starting point, e.g. the root for a
+ * nearby rho: the root finder's evaluations converge, and so do the roots.
+ * Fills delta; returns lambda, or NAN without convergence. */
 static double vn_secular_root(ptrdiff_t m, ptrdiff_t i, const double *d, const double *z,
-                              double rho, double *delta)
+                              double rho, double guess, double *delta)
 {
     ptrdiff_t o;
     double lo, hi, tau, F = 1.0, dF = 0.0, absF = 1.0;
     int have = 0;  /* F, dF, absF hold the values at tau */
-    if (i == m - 1) {
+    const double right = i == m - 1 ? d[i] + rho : d[i + 1];
+    if (guess > d[i] && guess < right) {  /* false for NAN */
+        if (i == m - 1 || guess - d[i] <= right - guess) {
+            o = i;
+            lo = 0.0;
+            hi = right - d[i];
+        } else {
+            o = i + 1;
+            lo = d[i] - d[i + 1];
+            hi = 0.0;
+        }
+        tau = guess - d[o];
+        if (!(tau > lo && tau < hi))
+            tau = 0.5 * (lo + hi);
+    } else if (i == m - 1) {
         o = i;
         lo = 0.0;
         hi = rho;
@@ -370,6 +390,7 @@ static double vn_gauss_secular(vn_work *W, vn_eig *E, ptrdiff_t k, double x,
     const int neg = rho < 0.0;
     double *D = neg ? E->thn : E->th, *Z = neg ? E->zzn : E->zz;
     double *lam = W->d, *wt = W->e;
+    const int sign = neg ? -1 : 1;
     if (neg)
         rho = -rho;
     for (ptrdiff_t i = 0; i < m; ++i) {
@@ -383,10 +404,13 @@ static double vn_gauss_secular(vn_work *W, vn_eig *E, ptrdiff_t k, double x,
             wt[i] = 1.0;
             continue;
         }
-        const double li = vn_secular_root(m, i, D, Z, rho, W->dl);
-        if (isnan(li))
+        const double li = vn_secular_root(m, i, D, Z, rho,
+                                          E->lam_sign == sign ? E->lam[i] : NAN, W->dl);
+        if (isnan(li)) {
+            E->lam_sign = 0;
             return NAN;
-        lam[i] = li;
+        }
+        lam[i] = E->lam[i] = li;
         double psi = 0.0;  /* delta_j = d_j - lambda_i */
         for (ptrdiff_t j = 0; j < m; ++j) {
             const double q = Z[j] / W->dl[j];
@@ -394,6 +418,8 @@ static double vn_gauss_secular(vn_work *W, vn_eig *E, ptrdiff_t k, double x,
         }
         wt[i] = 1.0 / (rho * rho * psi);
     }
+    if (rho != 0.0 && m > 1)
+        E->lam_sign = sign;
     double lmax = -INFINITY;
     for (ptrdiff_t i = 0; i < m; ++i) {
         if (neg)
