@@ -578,6 +578,35 @@ static double vn_root_checked(const double *L, vn_work *W, vn_gfun g, void *ctx,
     }
 }
 
+/* d/dx log f at x = 0, from the decomposition of T cached by the last
+ * evaluation at x = 0 (W->cur):  f'(0) = |v|^4 sum_ab w_a w_b
+ * (e^th_a - e^th_b) / (th_a - th_b) (the Frechet derivative of exp in the
+ * direction e1 e1'), w = zz^2.  NAN if no decomposition is cached. */
+static double vn_dlog_f0(const vn_work *W)
+{
+    const vn_eig *E = &W->cur;
+    if (E->size != W->k)
+        return NAN;
+    const ptrdiff_t m = E->m;
+    double tmax = -INFINITY;
+    for (ptrdiff_t a = 0; a < m; ++a)
+        if (E->th[a] > tmax)
+            tmax = E->th[a];
+    double num = 0.0, den = 0.0;
+    for (ptrdiff_t a = 0; a < m; ++a) {
+        const double wa = E->zz[a] * E->zz[a], ea = exp(E->th[a] - tmax);
+        den += wa * ea;
+        num += wa * wa * ea;
+        for (ptrdiff_t b = a + 1; b < m; ++b) {
+            const double h = E->th[b] - E->th[a];
+            /* (e^th_b - e^th_a) / h = e^th_a expm1(h) / h */
+            const double phi = h != 0.0 ? ea * expm1(h) / h : ea;
+            num += 2.0 * wa * E->zz[b] * E->zz[b] * phi;
+        }
+    }
+    return W->nv2 * num / den;
+}
+
 typedef struct {
     const double *L;
     vn_work *W;
@@ -597,8 +626,10 @@ static double vn_solve(const double *L, vn_work *W, double g0, double inv_gamma,
                        double log_xi)
 {
     vn_proj P = {L, W, inv_gamma, log_xi};
-    /* the slope is exact when v is an eigenvector of L */
-    return vn_root_checked(L, W, vn_proj_g, &P, g0, W->nv2 + inv_gamma);
+    double slope = vn_dlog_f0(W);  /* g'(0): the first step is Newton's */
+    if (!(slope > 0.0) || !isfinite(slope))
+        slope = W->nv2;  /* exact when v is an eigenvector of L */
+    return vn_root_checked(L, W, vn_proj_g, &P, g0, slope + inv_gamma);
 }
 
 #endif
