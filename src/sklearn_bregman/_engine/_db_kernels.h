@@ -106,8 +106,9 @@ static double db_step(double *L, vn_work *W, const double *v, double s, double b
             alpha = 0.0;
         } else {
             db_proj P = {L, W, &R, log(b)};
-            double slope = nv2 - rho;  /* exact when v is an eigenvector of L */
-            if (!(slope > 1e-12 * nv2))
+            /* g'(0) = d/dx log f - f / Z at 0: the first step is Newton's */
+            double slope = vn_dlog_f0(W) - rho;
+            if (!(slope > 1e-12 * nv2) || !isfinite(slope))
                 slope = nv2;
             alpha = -s * vn_root_checked(L, W, db_proj_g, &P, g0, slope);
         }
