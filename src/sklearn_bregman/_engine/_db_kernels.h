@@ -52,6 +52,19 @@ static double db_log_fz(const double *L, vn_work *W, db_rest *R, double x, int c
     return lf;
 }
 
+/* L += x v v' (upper triangle), then L -= log Z(x) I: back to trace one.
+ * Returns log Z(x). */
+static double db_apply(double *L, vn_work *W, db_rest *R, const double *v, double x)
+{
+    const ptrdiff_t r = W->r;
+    double lz;
+    db_log_fz(L, W, R, x, 1, &lz);
+    skb_update(L, r, x, v);
+    for (ptrdiff_t i = 0; i < r; ++i)
+        L[i * r + i] -= lz;
+    return lz;
+}
+
 typedef struct {
     const double *L;
     vn_work *W;
@@ -90,7 +103,6 @@ static double db_step(double *L, vn_work *W, const double *v, double s, double b
                       double *gamma, int exact, int correction, double *d_dual,
                       double *viol)
 {
-    const ptrdiff_t r = W->r;
     db_rest R = {0.0, -1};
     double lz, alpha;
     *d_dual = 0.0;
@@ -123,13 +135,8 @@ static double db_step(double *L, vn_work *W, const double *v, double s, double b
         alpha = lo;
     if (alpha == 0.0)
         return 0.0;
-    const double x = -s * alpha;
-    db_log_fz(L, W, &R, x, 1, &lz);
     *gamma += alpha;
-    skb_update(L, r, x, v);
-    for (ptrdiff_t i = 0; i < r; ++i)
-        L[i * r + i] -= lz;
-    *d_dual = lz + alpha * s * b;
+    *d_dual = db_apply(L, W, &R, v, -s * alpha) + alpha * s * b;
     return alpha;
 }
 
@@ -138,19 +145,14 @@ static double db_step(double *L, vn_work *W, const double *v, double s, double b
  * yhat = v'Wv, L += -2 eta (yhat - y) v v', L -= log Z I.  Returns yhat. */
 static double meg_step(double *L, vn_work *W, const double *v, double y, double eta)
 {
-    const ptrdiff_t r = W->r;
     db_rest R = {0.0, -1};
     double lz;
     vn_start(L, W, v);
     const double lp = db_log_fz(L, W, &R, 0.0, 1, &lz);
     const double yhat = exp(lp - lz);
     const double x = -2.0 * eta * (yhat - y);
-    if (x == 0.0)
-        return yhat;
-    db_log_fz(L, W, &R, x, 1, &lz);
-    skb_update(L, r, x, v);
-    for (ptrdiff_t i = 0; i < r; ++i)
-        L[i * r + i] -= lz;
+    if (x != 0.0)
+        db_apply(L, W, &R, v, x);
     return yhat;
 }
 

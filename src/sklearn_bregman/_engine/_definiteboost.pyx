@@ -27,7 +27,7 @@ from scipy.linalg.cython_blas cimport dgemm
 from scipy.linalg.cython_lapack cimport dsyevr
 
 from ._dense_kernels cimport skb_mirror_upper
-from ._vn_kernels cimport VN_SMALL_ROWS, vn_work, vn_work_init
+from ._vn_kernels cimport VN_SMALL_ROWS, vn_kcap, vn_work, vn_work_init
 
 cnp.import_array()
 
@@ -39,10 +39,6 @@ cdef extern from "_db_kernels.h" nogil:
     double meg_step(double* L, vn_work* W, const double* v, double y, double eta)
 
 
-#: Largest Krylov dimension per step.
-KRYLOV_CAP = 128
-
-
 cdef class _Work:
     """Buffers of one ``vn_work`` (Lanczos vectors, tridiagonal, QL rows)."""
     cdef vn_work W
@@ -51,17 +47,17 @@ cdef class _Work:
     cdef double[::1] w
 
     def __cinit__(self, Py_ssize_t r):
-        cdef Py_ssize_t kcap = max(1, min(r, KRYLOV_CAP))
+        cdef Py_ssize_t kcap = vn_kcap(r)
         self.Q = np.empty((kcap, r))
         self.small = np.empty((VN_SMALL_ROWS, kcap))
         self.w = np.empty(max(r, 1))
         vn_work_init(&self.W, r, kcap, &self.Q[0, 0], &self.small[0, 0], &self.w[0])
 
 
-def _check_shapes(V, L, n):
+def _check_shapes(V, L, sign, bound, gamma):
     if L.shape[0] != V.shape[1] or L.shape[1] != V.shape[1]:
         raise ValueError("L must be r x r with r = V.shape[1]")
-    if n != V.shape[0]:
+    if not sign.shape[0] == bound.shape[0] == gamma.shape[0] == V.shape[0]:
         raise ValueError("one sign, bound and dual per row of V")
 
 
@@ -109,9 +105,7 @@ def definiteboost_greedy(const double[:, ::1] V,
     """
     cdef int r = <int> V.shape[1]
     cdef int c = <int> V.shape[0]
-    _check_shapes(V, L, sign.shape[0])
-    if bound.shape[0] != c or gamma.shape[0] != c:
-        raise ValueError("one sign, bound and dual per row of V")
+    _check_shapes(V, L, sign, bound, gamma)
     if r == 0 or c == 0:
         return 0, True, 0.0, 0, 0.0
     cdef _Work work = _Work(r)
@@ -221,9 +215,7 @@ def definiteboost_cyclic_sweep(const double[:, ::1] V,
     """
     cdef Py_ssize_t r = V.shape[1]
     cdef Py_ssize_t m = order.shape[0]
-    _check_shapes(V, L, sign.shape[0])
-    if bound.shape[0] != sign.shape[0] or gamma.shape[0] != sign.shape[0]:
-        raise ValueError("one sign, bound and dual per row of V")
+    _check_shapes(V, L, sign, bound, gamma)
     if r == 0 or m == 0:
         return 0.0, 0, 0
     cdef _Work work = _Work(r)

@@ -20,6 +20,7 @@
 #ifndef SKLEARN_BREGMAN_VN_KERNELS_H
 #define SKLEARN_BREGMAN_VN_KERNELS_H
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -30,6 +31,7 @@
 #define VN_KSTART 8        /* Lanczos steps of a projection before the first check */
 #define VN_KSTEP 2         /* Lanczos steps added at a time after that */
 #define VN_MAXEVAL 100
+#define VN_KRYLOV_CAP 128  /* largest Krylov dimension per projection */
 
 /* Decomposition of the leading size x size block of T at x = 0, for the
  * secular evaluations (vn_gauss_secular): T = S diag(th) S', th ascending,
@@ -55,6 +57,12 @@ typedef struct {
     vn_eig cur, prev;      /* blocks of size k (the rule) and k - 1 (its check) */
     double *dl;            /* kcap: secular work */
 } vn_work;
+
+/* Krylov capacity for dimension r: min(r, VN_KRYLOV_CAP), at least 1. */
+static inline ptrdiff_t vn_kcap(ptrdiff_t r)
+{
+    return r < 1 ? 1 : (r < VN_KRYLOV_CAP ? r : VN_KRYLOV_CAP);
+}
 
 /* Rows of kcap doubles that vn_work_init takes in `small`. */
 #define VN_SMALL_ROWS 16
@@ -193,16 +201,23 @@ static int vn_tridiag_eig(double *d, double *e, double *z1, ptrdiff_t n)
     return 0;
 }
 
-/* log of the Gauss rule e1' exp(T_m + x |v|^2 e1 e1') e1 on the leading
- * m x m block of T (shifted by its largest eigenvalue, returned in *tmax);
- * also log tr exp(T_m + ...) in *log_tr unless NULL. */
-static double vn_gauss(vn_work *W, ptrdiff_t m, double x, double *log_tr)
+/* Eigenvalues (W->d) and first eigenvector row (W->z1) of the leading
+ * m x m block of T + x |v|^2 e1 e1'. */
+static int vn_block_eig(vn_work *W, ptrdiff_t m, double x)
 {
     memcpy(W->d, W->a, (size_t)m * sizeof(double));
     if (m > 1)
         memcpy(W->e, W->b, (size_t)(m - 1) * sizeof(double));
     W->d[0] += x * W->nv2;
-    if (vn_tridiag_eig(W->d, W->e, W->z1, m) != 0)
+    return vn_tridiag_eig(W->d, W->e, W->z1, m);
+}
+
+/* log of the Gauss rule e1' exp(T_m + x |v|^2 e1 e1') e1 on the leading
+ * m x m block of T, by QL; also log tr exp(T_m + ...) in *log_tr unless
+ * NULL. */
+static double vn_gauss(vn_work *W, ptrdiff_t m, double x, double *log_tr)
+{
+    if (vn_block_eig(W, m, x) != 0)
         return NAN;
     double tmax = W->d[0];
     for (ptrdiff_t j = 1; j < m; ++j)
@@ -225,10 +240,7 @@ static double vn_gauss(vn_work *W, ptrdiff_t m, double x, double *log_tr)
 static int vn_eig0(vn_work *W, vn_eig *E, ptrdiff_t k)
 {
     double *th = E->th, *zz = E->zz;
-    memcpy(W->d, W->a, (size_t)k * sizeof(double));
-    if (k > 1)
-        memcpy(W->e, W->b, (size_t)(k - 1) * sizeof(double));
-    if (vn_tridiag_eig(W->d, W->e, W->z1, k) != 0)
+    if (vn_block_eig(W, k, 0.0) != 0)
         return -1;
     /* insertion sort of (d, z1) by d */
     for (ptrdiff_t i = 0; i < k; ++i) {
@@ -246,11 +258,11 @@ static int vn_eig0(vn_work *W, vn_eig *E, ptrdiff_t k)
     for (ptrdiff_t i = 0; i < k; ++i)
         if (fabs(th[i]) > scale)
             scale = fabs(th[i]);
-    const double tol = 8.0 * 2.220446049250313e-16 * scale;
+    const double tol = 8.0 * DBL_EPSILON * scale;
     /* kept entries first (in order), deflated eigenvalues in W->d */
     ptrdiff_t m = 0, nd = 0;
     for (ptrdiff_t i = 0; i < k; ++i) {
-        if (fabs(zz[i]) <= 2.220446049250313e-16 * 1e-2) {
+        if (fabs(zz[i]) <= DBL_EPSILON * 1e-2) {
             W->d[nd++] = th[i];           /* no weight on e1 */
         } else if (m > 0 && th[i] - th[m - 1] <= tol) {
             /* rotate the pair so one vector has no weight on e1 */
@@ -346,7 +358,7 @@ static double vn_secular_root(ptrdiff_t m, ptrdiff_t i, const double *d, const d
             }
         }
         have = 0;
-        if (fabs(F) <= 4.0 * 2.220446049250313e-16 * absF)
+        if (fabs(F) <= 4.0 * DBL_EPSILON * absF)
             break;
         if (F < 0.0)
             lo = tau;
@@ -363,7 +375,7 @@ static double vn_secular_root(ptrdiff_t m, ptrdiff_t i, const double *d, const d
             tn = b <= 0.0 ? -2.0 * c / (disc - b) : (a > 0.0 ? -(b + disc) / (2.0 * a) : NAN);
         if (!(tn > lo && tn < hi))
             tn = 0.5 * (lo + hi);
-        if (tn == tau || hi - lo <= 2.220446049250313e-16 * fabs(tau))
+        if (tn == tau || hi - lo <= DBL_EPSILON * fabs(tau))
             break;
         tau = tn;
         if (it == 99)
@@ -620,8 +632,8 @@ static double vn_proj_g(void *ctx, double x)
 }
 
 /* Root of g(x) = log f(x) + x * inv_gamma - log_xi (the projection of
- * Section 5.2 with the slack of Section 6.2.1), given g(0) = g0; each
- * evaluation re-checks the Krylov accuracy. */
+ * Section 5.2 with the slack of Section 6.2.1), given g(0) = g0 accurate to
+ * VN_RTOL; the Krylov accuracy is checked again at the root. */
 static double vn_solve(const double *L, vn_work *W, double g0, double inv_gamma,
                        double log_xi)
 {

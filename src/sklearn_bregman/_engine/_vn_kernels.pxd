@@ -21,6 +21,7 @@ cdef extern from "_vn_kernels.h" nogil:
         long n_evals
         vn_eig cur
     int VN_SMALL_ROWS
+    Py_ssize_t vn_kcap(Py_ssize_t r)
     void vn_work_init(vn_work* W, Py_ssize_t r, Py_ssize_t kcap, double* Q,
                       double* small, double* w)
     double vn_gauss(vn_work* W, Py_ssize_t m, double x, double* log_tr)

@@ -36,16 +36,13 @@ from ._vn_kernels cimport (
     vn_gauss_secular,
     vn_log_f_exact,
     vn_solve,
+    vn_kcap,
     vn_start,
     vn_work,
     vn_work_init,
 )
 
 cnp.import_array()
-
-
-#: Largest Krylov dimension per projection.
-KRYLOV_CAP = 128
 
 
 def vonneumann_pair_sweep(const double[:, ::1] U,
@@ -83,7 +80,7 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
         raise ValueError("L must be r x r with r = U.shape[1]")
     if r == 0 or m == 0:
         return 0, 0, 0, 0, 0
-    cdef Py_ssize_t kcap = min(r, KRYLOV_CAP)
+    cdef Py_ssize_t kcap = vn_kcap(r)
     cdef double[:, ::1] Q = np.empty((kcap, r))
     cdef double[:, ::1] small = np.empty((VN_SMALL_ROWS, kcap))
     cdef double[:, ::1] vec = np.empty((2, r))
