@@ -39,7 +39,7 @@ from ._base import (
 from ._engine import definiteboost, pair_projections
 from .constraints import check_pairs
 from ._engine._definiteboost import meg_steps
-from ._engine._driver import renormalise_log_trace
+from ._engine._driver import check_similar_bounds, renormalise_log_trace
 from .lowrank import KERNELS, LowRankFactor, _kernel_params
 
 __all__ = ["DefiniteBoost", "LogDetKernelLearner", "VonNeumannKernelLearner"]
@@ -605,20 +605,9 @@ class DefiniteBoost(_BaseKernelLearner):
             )
             self._log_w = result.M
             dual[active] = result.dual
-            n_iter, converged = result.n_iter, result.converged
-            self.n_steps_, self.n_evals_ = result.n_projections, result.n_evals
-            self.dual_objective_ = result.dual_objective
         else:
-            # nothing binds (or r = 1: the only trace-one W is [1])
-            n_iter, converged = 0, True
-            self.n_steps_ = self.n_evals_ = 0
-            self.dual_objective_ = 0.0
-        self.constraints_ = pairs
-        self.dual_coef_ = dual
-        self.n_iter_ = n_iter
-        self.converged_ = converged
-        self.n_examples_seen_ = 0
-        self.total_loss_ = 0.0
+            result = None  # nothing binds (or r = 1: the only trace-one W is [1])
+        self._set_run_attributes(pairs, dual, result)
         self._set_kernel_attributes()
         return self
 
@@ -650,13 +639,7 @@ class DefiniteBoost(_BaseKernelLearner):
         rng = check_random_state(self.random_state)
         if first:
             U, G_norm = self._start(X)
-            self.constraints_ = None
-            self.dual_coef_ = np.zeros(0)
-            self.dual_objective_ = 0.0
-            self.n_iter_ = self.n_steps_ = self.n_evals_ = 0
-            self.converged_ = True
-            self.n_examples_seen_ = 0
-            self.total_loss_ = 0.0
+            self._set_run_attributes(None, np.zeros(0), None)
         else:
             U, G_norm = self._basis, self._g_norm
             if X.shape[0] != U.shape[0]:
@@ -693,6 +676,19 @@ class DefiniteBoost(_BaseKernelLearner):
         self._set_kernel_attributes()
         return self
 
+    def _set_run_attributes(self, pairs, dual, result):
+        """The attributes of a projection run (``result`` None: no run), and
+        the MEG counters reset."""
+        self.constraints_ = pairs
+        self.dual_coef_ = dual
+        self.n_iter_ = result.n_iter if result else 0
+        self.converged_ = result.converged if result else True
+        self.n_steps_ = result.n_projections if result else 0
+        self.n_evals_ = result.n_evals if result else 0
+        self.dual_objective_ = result.dual_objective if result else 0.0
+        self.n_examples_seen_ = 0
+        self.total_loss_ = 0.0
+
     def _start(self, X):
         """Set up W_1: the basis ``U``, ``log W_1`` and the factor attributes.
 
@@ -726,14 +722,7 @@ class DefiniteBoost(_BaseKernelLearner):
         V = U[pairs.i] - U[pairs.j]
         nv2 = np.einsum("ij,ij->i", V, V)
         b, sign = pairs.bound, pairs.sign
-        sel = (sign > 0) & (b <= 0) & (nv2 > 0)
-        if sel.any():
-            k = np.flatnonzero(sel)[0]
-            raise ValueError(
-                f"constraints: row {k} asks the squared distance of two distinct points "
-                f"({pairs.i[k]}, {pairs.j[k]}) to be <= {b[k]:g}, which no positive "
-                "definite kernel satisfies; similar pairs need a positive bound."
-            )
+        check_similar_bounds(pairs, np.flatnonzero(nv2 > 0))
         bad = (sign < 0) & (b >= nv2) & (b > 0)
         dropped = bad & generated
         if dropped.any():
@@ -758,17 +747,12 @@ class DefiniteBoost(_BaseKernelLearner):
         return np.ascontiguousarray(V), np.flatnonzero(binding)
 
     def _set_kernel_attributes(self):
-        """metric_, components_, embedding_ from the state log W."""
-        if self.init == "identity":
-            w, Q = linalg.eigh(self._log_w)
-            self.metric_ = (Q * np.exp(w)) @ Q.T
-            self.components_ = components_from_metric(self.metric_)
-            self.embedding_ = self.components_.T.copy()
-        else:
-            self.metric_ = _metric_from_log(self._log_w, self._sv, self._vt)
-            self.components_ = components_from_metric(self.metric_)
-            # G0 = U diag(s) Vt, without keeping G0 itself
-            self.embedding_ = (self._basis * self._sv) @ (self._vt @ self.components_.T)
+        """metric_, components_, embedding_ from the state log W (with
+        ``init='identity'`` the factor is I: U = Vt = I, s = 1)."""
+        self.metric_ = _metric_from_log(self._log_w, self._sv, self._vt)
+        self.components_ = components_from_metric(self.metric_)
+        # G0 = U diag(s) Vt, without keeping G0 itself
+        self.embedding_ = (self._basis * self._sv) @ (self._vt @ self.components_.T)
 
     def transform(self, X):
         """Map points through the learned linear map (``init='kernel'`` only).

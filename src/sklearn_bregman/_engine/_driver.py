@@ -144,7 +144,7 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
             stacklevel=3,
         )
     active = np.flatnonzero(~skipped).astype(np.intp)
-    _check_similar_bounds(constraints, active)
+    check_similar_bounds(constraints, active)
 
     sweep = SWEEPS[divergence]
     nu = np.zeros(c)
@@ -195,7 +195,7 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
                             n_evals=n_evals, n_projections=n_moved)
 
 
-def _check_similar_bounds(constraints, active):
+def check_similar_bounds(constraints, active):
     """A similar pair of non-zero length with bound 0 cannot be met by an SPD M."""
     sel = active[(constraints.sign[active] > 0) & (constraints.bound[active] <= 0)]
     if sel.size:
@@ -305,8 +305,7 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
             steps, converged, d_dual, evals, worst = definiteboost_greedy(
                 V, sign, bound, gamma, L, c, float(tol), bool(exact), bool(dual_correction)
             )
-            moved = steps
-            w, Q = renormalise_log_trace(L)
+            moved = steps  # the compiled loop renormalises before every step
         else:
             d_dual, evals, moved = definiteboost_cyclic_sweep(
                 V, sign, bound, gamma, L, rng.permutation(c).astype(np.intp),
@@ -351,8 +350,9 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
             ConvergenceWarning,
             stacklevel=3,
         )
-    if selection == "greedy":  # sweeps of c steps
-        n_iter = max(1, -(-n_moved // max(c, 1)))
+    if selection == "greedy":
+        renormalise_log_trace(L)  # after the last step
+        n_iter = max(1, -(-n_moved // max(c, 1)))  # sweeps of c steps
     return ProjectionResult(M=L, dual=gamma, slack_target=bound.copy(), n_iter=n_iter,
                             converged=bool(converged), skipped=np.zeros(c, bool),
                             history=history, n_evals=n_evals, n_projections=n_moved,
