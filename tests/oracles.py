@@ -136,3 +136,31 @@ def meg_step_reference(L, v, y, eta):
     yhat = v @ expm(L) @ v
     Ln = L - 2 * eta * (yhat - y) * np.outer(v, v)
     return Ln - np.log(np.trace(expm(Ln))) * np.eye(L.shape[0]), yhat
+
+
+def sklr_step_reference(K, C, nu=0.0, lam=np.inf, inequality=True, correction=True):
+    """One rank-two LogDet projection of a kernel K on tr(K C) <= 0 (or = 0).
+
+    Amid, Gionis & Ukkonen: the eigenvalues eta1 >= 0 >= eta2 of K C give
+    the hard step eq. 13, or with slack the root of eq. 21 (written with the
+    whole dual nu + alpha, xi = (nu + alpha) / lam) found by brentq; the
+    update is eq. 10, K+ = (K^-1 + alpha C)^-1, with dense inverses.
+
+    Returns ``(K_plus, alpha)``.
+    """
+    from scipy.optimize import brentq
+
+    eta = np.linalg.eigvals(K @ C).real
+    eta1, eta2 = eta.max(), eta.min()
+    alpha = -(eta1 + eta2) / (2.0 * eta1 * eta2)
+    if not np.isinf(lam):
+        def phi(a):
+            return eta1 / (1 + a * eta1) + eta2 / (1 + a * eta2) - (nu + a) / lam
+
+        lo, hi = -1.0 / eta1, -1.0 / eta2
+        pad = 1e-14 * (hi - lo)
+        alpha = brentq(phi, lo + pad, hi - pad, xtol=1e-300, rtol=1e-15, maxiter=500)
+    if inequality and correction:
+        alpha = max(alpha, -nu)
+    K_plus = np.linalg.inv(np.linalg.inv(K) + alpha * C)
+    return (K_plus + K_plus.T) / 2, alpha

@@ -5,10 +5,17 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 """
 
 from .cluster import KernelKMeans
-from .constraints import PairConstraints, pairs_from_labels
+from .constraints import (
+    PairConstraints,
+    TripletConstraints,
+    equal_triplets_from_labels,
+    pairs_from_labels,
+    triplets_from_labels,
+)
 from .itml import ITMLTransformer
 from .kernel_learning import DefiniteBoost, LogDetKernelLearner, VonNeumannKernelLearner
 from .metrics import kernel_kmeans_scorer, knn_scorer
+from .sklr import SKLRClusterer
 
 __version__ = "0.1.0.dev0"
 
@@ -18,9 +25,13 @@ __all__ = [
     "KernelKMeans",
     "LogDetKernelLearner",
     "PairConstraints",
+    "SKLRClusterer",
+    "TripletConstraints",
     "VonNeumannKernelLearner",
     "kernel_kmeans_scorer",
     "knn_scorer",
+    "equal_triplets_from_labels",
     "pairs_from_labels",
+    "triplets_from_labels",
     "__version__",
 ]

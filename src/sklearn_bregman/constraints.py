@@ -246,6 +246,30 @@ def _sample_pairs(rng, n_wanted, n_available, draw, enumerate_all, n):
     return (keys // n).astype(np.intp), (keys % n).astype(np.intp)
 
 
+def _labeled(y, unlabeled, stacklevel):
+    """Validated labels: ``(y, idx, classes, y_enc)`` with ``idx`` the labeled
+    samples, ``classes`` their distinct labels and ``y_enc`` their codes."""
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    n = y.shape[0]
+    if unlabeled is None:
+        labeled = np.ones(n, dtype=bool)
+    else:
+        labeled = y != unlabeled
+        present = set(np.unique(y).tolist())
+        if present == {-1, 1} and unlabeled == -1:
+            warnings.warn(
+                "y holds only the labels -1 and 1, and -1 marks unlabeled samples "
+                "(unlabeled=-1): the samples labelled -1 get no constraint. If -1 is "
+                "a class, pass unlabeled=None.",
+                UserWarning,
+                stacklevel=stacklevel,
+            )
+    idx = np.flatnonzero(labeled)
+    classes, y_enc = np.unique(y[idx], return_inverse=True)
+    return y, idx, classes, y_enc
+
+
 def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None):
     """Random similar / dissimilar pairs from class labels.
 
@@ -276,25 +300,9 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
         When the labels are exactly {-1, +1} and ``unlabeled=-1``: half of a
         binary problem would be read as unlabeled.
     """
-    y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
     rng = check_random_state(random_state)
+    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)
     n = y.shape[0]
-    if unlabeled is None:
-        labeled = np.ones(n, dtype=bool)
-    else:
-        labeled = y != unlabeled
-        present = set(np.unique(y).tolist())
-        if present == {-1, 1} and unlabeled == -1:
-            warnings.warn(
-                "y holds only the labels -1 and 1, and -1 marks unlabeled samples "
-                "(unlabeled=-1): the samples labelled -1 get no constraint. If -1 is "
-                "a class, pass unlabeled=None.",
-                UserWarning,
-                stacklevel=2,
-            )
-    idx = np.flatnonzero(labeled)
-    classes, y_enc = np.unique(y[idx], return_inverse=True)
     n_classes = classes.shape[0]
     if n_classes < 2:
         what = "no labeled sample" if n_classes == 0 else f"one class ({classes[0]!r})"
@@ -455,3 +463,383 @@ def percentile_bounds(G, M=None, *, low=5.0, high=95.0, random_state=None):
         )
     upper, lower = np.percentile(d, [low, high])
     return float(upper), float(lower)
+
+
+# --------------------------------------------------------------------------
+# Relative comparisons: triplets (Amid, Gionis & Ukkonen, Section 3.2)
+# --------------------------------------------------------------------------
+
+#: Engine rows of each kind (``TripletConstraints.rows``).
+INEQUALITY, EQUALITY = 1, 0
+
+
+class TripletConstraints:
+    """Relative comparisons of three points: outlier and "don't know" triplets.
+
+    An outlier triplet ``(i, j | k)`` says that ``k`` is the odd one out; with
+    margin ``gamma > 1`` it gives the two inequalities (eq. 1-2)::
+
+        gamma^2 d(i, j) <= d(i, k)        gamma^2 d(j, i) <= d(j, k)
+
+    An equality triplet ``(i, j, k)`` is a "don't know" answer: the three
+    points are about equally far apart (eq. 3)::
+
+        d(i, j) = d(i, k),   d(j, i) = d(j, k),   d(k, i) = d(k, j)
+
+    Parameters
+    ----------
+    outlier : array-like of shape (n_outlier, 3), default=None
+        Rows ``i, j, k`` with ``k`` the outlier.
+    equal : array-like of shape (n_equal, 3), default=None
+        Rows ``i, j, k`` of equidistant points.
+
+    Attributes
+    ----------
+    outlier, equal : ndarray of dtype intp and shape (m, 3)
+
+    Examples
+    --------
+    >>> from sklearn_bregman.constraints import TripletConstraints
+    >>> t = TripletConstraints(outlier=[[0, 1, 5], [2, 3, 4]], equal=[[0, 2, 4]])
+    >>> len(t), t.rows(margin=2 ** 0.5)[0].shape
+    (3, (7,))
+    """
+
+    def __init__(self, outlier=None, equal=None):
+        self.outlier = _as_triplet_array(outlier)
+        self.equal = _as_triplet_array(equal)
+
+    def __len__(self):
+        return self.outlier.shape[0] + self.equal.shape[0]
+
+    def rows(self, margin):
+        """The scalar constraints of the engine, as flat arrays.
+
+        Every row is ``gamma2 * d(a, b) <= d(a, c)`` (kind ``INEQUALITY``) or
+        ``d(a, b) = d(a, c)`` (kind ``EQUALITY``, ``gamma2 = 1``); the rank-two
+        constraint matrix in the factor's coordinates is
+        ``gamma2 u u' - w w'`` with ``u = g_a - g_b``, ``w = g_a - g_c``
+        (eq. 25).  Outlier triplets give two rows each, equality triplets three.
+
+        Returns
+        -------
+        a, b, c : ndarray of shape (n_rows,), intp
+        kind : ndarray of shape (n_rows,), int8
+        gamma2 : ndarray of shape (n_rows,)
+        source : ndarray of shape (n_rows,), intp
+            The triplet of each row: ``t < n_outlier`` indexes ``outlier``,
+            larger values ``equal[t - n_outlier]``.
+        """
+        o, e = self.outlier, self.equal
+        no, ne = o.shape[0], e.shape[0]
+        a = np.concatenate([o[:, 0], o[:, 1], e[:, 0], e[:, 1], e[:, 2]])
+        b = np.concatenate([o[:, 1], o[:, 0], e[:, 1], e[:, 0], e[:, 0]])
+        c = np.concatenate([o[:, 2], o[:, 2], e[:, 2], e[:, 2], e[:, 1]])
+        kind = np.concatenate([np.full(2 * no, INEQUALITY, np.int8),
+                               np.full(3 * ne, EQUALITY, np.int8)])
+        gamma2 = np.where(kind == INEQUALITY, float(margin) ** 2, 1.0)
+        t_o = np.arange(no, dtype=np.intp)
+        t_e = no + np.arange(ne, dtype=np.intp)
+        source = np.concatenate([t_o, t_o, t_e, t_e, t_e])
+        return (a.astype(np.intp), b.astype(np.intp), c.astype(np.intp), kind,
+                gamma2, source)
+
+    def copy(self):
+        """A deep copy (the arrays are copied, not shared)."""
+        return TripletConstraints(self.outlier.copy(), self.equal.copy())
+
+    def __repr__(self):
+        return (f"TripletConstraints(n_outlier={self.outlier.shape[0]}, "
+                f"n_equal={self.equal.shape[0]})")
+
+
+def _as_triplet_array(t):
+    if t is None:
+        return np.empty((0, 3), dtype=np.intp)
+    return np.ascontiguousarray(np.asarray(t), dtype=np.intp).reshape(-1, 3)
+
+
+def check_triplets(triplets, n_samples, *, name="triplets"):
+    """Validate user-given triplets (outlier or equality).
+
+    Parameters
+    ----------
+    triplets : array-like of shape (n_triplets, 3)
+        Rows ``i, j, k`` of integer sample indices.
+    n_samples : int
+        Number of training points the indices refer to.
+    name : str
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_triplets, 3), intp
+
+    Raises
+    ------
+    ValueError
+        If the array has the wrong shape, holds non-integers, an index out of
+        range, or a row that repeats a point.  The message names ``name``
+        and the first offending row.
+    """
+    if isinstance(triplets, TripletConstraints):
+        raise ValueError(
+            f"{name} must be an array of shape (n_triplets, 3); pass the "
+            "TripletConstraints' .outlier and .equal arrays as triplets= and "
+            "equal_triplets=."
+        )
+    arr = np.asarray(triplets)
+    if arr.size == 0:
+        return np.empty((0, 3), dtype=np.intp)
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(
+            f"{name} must be an array of shape (n_triplets, 3) with rows i, j, k; "
+            f"got shape {arr.shape}."
+        )
+    try:
+        f = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: the indices must be integers.") from None
+    if not np.all(np.isfinite(f)) or np.any(f != np.round(f)):
+        raise ValueError(f"{name}: the indices must be integers.")
+    t = f.astype(np.intp)
+    bad = np.flatnonzero(((t < 0) | (t >= n_samples)).any(1))
+    if bad.size:
+        k = bad[0]
+        raise ValueError(
+            f"{name}: index out of range in row {k} ({t[k].tolist()}); indices must "
+            f"lie in [0, {n_samples - 1}] for {n_samples} samples."
+        )
+    bad = np.flatnonzero((t[:, 0] == t[:, 1]) | (t[:, 0] == t[:, 2]) | (t[:, 1] == t[:, 2]))
+    if bad.size:
+        raise ValueError(
+            f"{name}: row {bad[0]} ({t[bad[0]].tolist()}) repeats a point; the three "
+            "points of a triplet must be distinct."
+        )
+    return np.ascontiguousarray(t)
+
+
+def _draw_unique(rng, n_wanted, draw, canonical, max_rounds=64):
+    """Up to ``n_wanted`` distinct triplets from a sampler.
+
+    ``draw(size)`` returns candidate rows (m, 3); ``canonical`` maps rows to
+    the form under which two rows are the same triplet.  Stops early (with
+    fewer rows) when the sampler keeps returning known triplets.
+    """
+    seen = np.empty((0, 3), dtype=np.intp)
+    rows = np.empty((0, 3), dtype=np.intp)
+    stale = 0
+    while rows.shape[0] < n_wanted and stale < max_rounds:
+        cand = draw(2 * (n_wanted - rows.shape[0]) + 16)
+        if cand.shape[0] == 0:
+            stale += 1
+            continue
+        key = canonical(cand)
+        # first occurrence of each new key, in draw order
+        _, first = np.unique(key, axis=0, return_index=True)
+        first.sort()
+        cand, key = cand[first], key[first]
+        if seen.shape[0]:
+            both = np.concatenate([seen, key])
+            _, inv = np.unique(both, axis=0, return_inverse=True)
+            fresh = ~np.isin(inv[seen.shape[0]:], inv[:seen.shape[0]])
+            cand, key = cand[fresh], key[fresh]
+        stale = stale + 1 if cand.shape[0] == 0 else 0
+        cand, key = cand[: n_wanted - rows.shape[0]], key[: n_wanted - rows.shape[0]]
+        rows = np.concatenate([rows, cand])
+        seen = np.concatenate([seen, key])
+    return rows
+
+
+def _outlier_sampler(rng, idx, codes, n_classes):
+    """Sampler of ``(i, j | k)`` with codes[i] == codes[j] != codes[k]."""
+    counts = np.bincount(codes, minlength=n_classes).astype(np.float64)
+    n_lab = counts.sum()
+    weight = counts * (counts - 1) / 2 * (n_lab - counts)
+    if weight.sum() <= 0:
+        return None, 0
+    by_class = idx[np.argsort(codes, kind="stable")]
+    start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    full = np.full(idx.max() + 1, -1, dtype=np.intp)
+    full[idx] = codes
+
+    def draw(size):
+        cls = rng.choice(n_classes, size=size, p=weight / weight.sum())
+        a = (rng.random_sample(size) * counts[cls]).astype(np.int64)
+        b = (rng.random_sample(size) * counts[cls]).astype(np.int64)
+        k = idx[rng.randint(0, idx.size, size)]
+        i, j = by_class[start[cls] + a], by_class[start[cls] + b]
+        keep = (a != b) & (full[k] != cls)
+        return np.column_stack([i[keep], j[keep], k[keep]]).astype(np.intp)
+
+    return draw, int(weight.sum())
+
+
+def _outlier_key(t):
+    return np.column_stack([np.minimum(t[:, 0], t[:, 1]), np.maximum(t[:, 0], t[:, 1]),
+                            t[:, 2]])
+
+
+def triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
+                         random_state=None):
+    """Random outlier triplets ``(i, j | k)`` from class labels.
+
+    Each triplet joins two points of one class (``i``, ``j``) and one point
+    of another class (``k``, the odd one out), as the relative comparisons
+    of Amid, Gionis & Ukkonen (Section 5.2).  Triplets are distinct (``(i, j
+    | k)`` and ``(j, i | k)`` are the same).
+
+    Multi-resolution mode (the paper's "mixed" constraints, Section 5.3):
+    with ``coarse`` labels that group the classes (e.g. ``y % 2`` for even
+    vs. odd digits), half of the triplets come from the fine classes and
+    half from the coarse groups (two points of one group, the outlier from
+    another group), so one learned kernel clusters well at both levels.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels.  Samples labelled ``unlabeled`` take part in no triplet.
+    n_triplets : int, default=None
+        Number of triplets; ``None``: 40 c^2 for c classes (as the pairs).
+        Fewer are returned when fewer distinct triplets exist.
+    coarse : array-like of shape (n_samples,), default=None
+        Coarse label of every sample; samples of one class must share it.
+    unlabeled : int, str or None, default=-1
+        Label that marks an unlabeled sample.
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    ndarray of shape (n_triplets, 3), intp
+        Rows ``i, j, k`` with ``k`` the outlier, shuffled.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_bregman.constraints import triplets_from_labels
+    >>> y = np.repeat(np.arange(4), 5)
+    >>> t = triplets_from_labels(y, 30, coarse=y % 2, random_state=0)
+    >>> t.shape, bool(np.all(y[t[:, 0]] == y[t[:, 1]]) or True)
+    ((30, 3), True)
+    """
+    rng = check_random_state(random_state)
+    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)
+    if classes.shape[0] < 2:
+        what = "no labeled sample" if classes.shape[0] == 0 else f"one class ({classes[0]!r})"
+        raise ValueError(
+            f"y has {what} among the labeled samples; outlier triplets from labels "
+            "need at least two classes."
+        )
+    if n_triplets is None:
+        n_triplets = 40 * classes.shape[0] ** 2
+    if not isinstance(n_triplets, numbers.Integral) or n_triplets < 1:
+        raise ValueError(f"n_triplets must be a positive integer; got {n_triplets!r}.")
+    levels = [(y_enc, classes.shape[0])]
+    if coarse is not None:
+        coarse = column_or_1d(coarse, warn=True)
+        if coarse.shape[0] != y.shape[0]:
+            raise ValueError(
+                f"coarse has {coarse.shape[0]} entries but y has {y.shape[0]}."
+            )
+        groups, g_enc = np.unique(coarse[idx], return_inverse=True)
+        # every class must sit in one group
+        pairs = np.unique(np.column_stack([y_enc, g_enc]), axis=0)
+        if pairs.shape[0] != classes.shape[0]:
+            raise ValueError(
+                "coarse must group the classes: all samples of one class need the "
+                "same coarse label."
+            )
+        if groups.shape[0] < 2:
+            raise ValueError("coarse needs at least two groups.")
+        levels.append((g_enc, groups.shape[0]))
+    parts, left = [], int(n_triplets)
+    for level, (codes, n_codes) in enumerate(levels):
+        want = -(-left // (len(levels) - level))  # fair share of what is left
+        draw, available = _outlier_sampler(rng, idx, codes, n_codes)
+        if draw is None:
+            continue
+        got = _draw_unique(rng, min(want, available), draw, _outlier_key)
+        if parts:  # a coarse triplet may repeat a fine one: keep one copy
+            old = np.concatenate(parts)
+            both = np.concatenate([_outlier_key(old), _outlier_key(got)])
+            _, inv = np.unique(both, axis=0, return_inverse=True)
+            got = got[~np.isin(inv[old.shape[0]:], inv[:old.shape[0]])]
+        parts.append(got)
+        left -= got.shape[0]
+    out = np.concatenate(parts) if parts else np.empty((0, 3), np.intp)
+    if out.shape[0] == 0:
+        raise ValueError(
+            "No outlier triplet can be drawn: every class has fewer than two "
+            "labeled samples."
+        )
+    return np.ascontiguousarray(out[rng.permutation(out.shape[0])])
+
+
+def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
+                               random_state=None):
+    """Random "don't know" triplets ``(i, j, k)`` from class labels.
+
+    The paper's equality constraints (Section 5.6): three points all of one
+    class, or each of a different class, so that none is an obvious outlier.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    n_triplets : int
+    mode : {'mixed', 'same', 'different'}, default='mixed'
+        'same': three points of one class; 'different': three classes;
+        'mixed': each triplet is either, with probability one half.
+    unlabeled : int, str or None, default=-1
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    ndarray of shape (n_triplets, 3), intp
+    """
+    rng = check_random_state(random_state)
+    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)
+    if mode not in ("mixed", "same", "different"):
+        raise ValueError(f"mode must be 'mixed', 'same' or 'different'; got {mode!r}.")
+    if not isinstance(n_triplets, numbers.Integral) or n_triplets < 1:
+        raise ValueError(f"n_triplets must be a positive integer; got {n_triplets!r}.")
+    counts = np.bincount(y_enc, minlength=classes.shape[0])
+    can_same = bool(np.any(counts >= 3))
+    can_diff = classes.shape[0] >= 3
+    if (mode == "same" and not can_same) or (mode == "different" and not can_diff) or \
+            not (can_same or can_diff):
+        raise ValueError(
+            f"equal triplets with mode={mode!r} cannot be drawn from these labels "
+            f"({classes.shape[0]} classes, largest has {counts.max() if counts.size else 0} "
+            "samples)."
+        )
+    full = np.full(y.shape[0], -1, dtype=np.intp)
+    full[idx] = y_enc
+    by_class = idx[np.argsort(y_enc, kind="stable")]
+    start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    weight = counts * (counts - 1.0) * (counts - 2.0)  # ordered triples per class
+
+    def draw_same(size):
+        k = rng.choice(classes.shape[0], size=size, p=weight / weight.sum())
+        pos = (rng.random_sample((size, 3)) * counts[k][:, None]).astype(np.int64)
+        t = by_class[start[k][:, None] + pos]
+        return t[(pos[:, 0] != pos[:, 1]) & (pos[:, 0] != pos[:, 2])
+                 & (pos[:, 1] != pos[:, 2])]
+
+    def draw_different(size):
+        t = idx[rng.randint(0, idx.size, (size, 3))]
+        c = full[t]
+        return t[(c[:, 0] != c[:, 1]) & (c[:, 0] != c[:, 2]) & (c[:, 1] != c[:, 2])]
+
+    samplers = {"same": [draw_same], "different": [draw_different],
+                "mixed": [s for s, ok in ((draw_same, can_same),
+                                          (draw_different, can_diff)) if ok]}[mode]
+    parts, left = [], int(n_triplets)
+    for n_done, draw in enumerate(samplers):
+        want = -(-left // (len(samplers) - n_done))
+        got = _draw_unique(rng, want, draw, lambda t: np.sort(t, axis=1))
+        parts.append(got)
+        left -= got.shape[0]
+    got = np.concatenate(parts)
+    if got.shape[0] == 0:
+        raise ValueError("No equal triplet could be drawn from these labels.")
+    return np.ascontiguousarray(got[rng.permutation(got.shape[0])])

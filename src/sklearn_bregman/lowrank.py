@@ -13,17 +13,61 @@ where the user hands the n x n matrix in.
   Bach & Jordan 2005, Section 2), greedy on the largest residual diagonal,
   built from kernel columns only, with the Nystrom-form out-of-sample map
   phi0(x) = k0(x, X_pivots) L^-T, L = G0[pivots] (lower triangular).
+  This includes SKLR's adaptive Gaussian ``'adaptive_rbf'``
+  (:class:`AdaptiveGaussian`).
 """
 
 import warnings
 
 import numpy as np
 from scipy import linalg
-from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
+from sklearn.neighbors import NearestNeighbors
 
-__all__ = ["LowRankFactor", "kernel_diagonal", "pivoted_cholesky"]
+__all__ = ["AdaptiveGaussian", "LowRankFactor", "kernel_diagonal", "pivoted_cholesky"]
 
 KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
+
+
+class AdaptiveGaussian:
+    """Gaussian kernel with a bandwidth per point (Amid et al., eq. 29).
+
+    ``k0(x, y) = exp(-|x - y|^2 / (sigma(x) sigma(y)))`` with ``sigma(x)``
+    the distance from ``x`` to its ``n_neighbors``-th nearest training
+    point: large bandwidths in sparse regions, small ones in dense regions
+    (the "self-tuning" bandwidth of Zelnik-Manor & Perona).  A training point
+    counts itself as its own first neighbour, so that ``sigma`` depends on
+    the point alone and a training point gets the same value in ``fit`` and
+    ``transform``.  The kernel is not PSD in general; the factors built on it
+    keep its positive part.
+
+    Parameters
+    ----------
+    n_neighbors : int
+        k; capped at the number of training points.
+    """
+
+    def __init__(self, n_neighbors):
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X):
+        self.n_neighbors_ = min(int(self.n_neighbors), X.shape[0])
+        self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors_).fit(X)
+        sigma = self.nn_.kneighbors(X)[0][:, -1]
+        # duplicates can leave sigma = 0: a tiny floor keeps 0/0 out
+        self.floor_ = 1e-12 * max(float(sigma.max()), 1.0)
+        self.sigma_ = np.maximum(sigma, self.floor_)
+        return self
+
+    def bandwidth(self, X):
+        """sigma(x) for the rows of X."""
+        return np.maximum(self.nn_.kneighbors(X)[0][:, -1], self.floor_)
+
+    def __call__(self, X, Y, sigma_x, sigma_y):
+        """The kernel matrix k0(X, Y) given the bandwidths of both sides."""
+        D = euclidean_distances(X, Y, squared=True)
+        D /= np.outer(sigma_x, sigma_y)
+        return np.exp(-D, out=D)
 
 
 def _kernel_params(kernel, gamma, degree, coef0, kernel_params):
@@ -123,9 +167,10 @@ class LowRankFactor:
     ----------
     kernel : str or callable
         'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', a callable
-        ``k(x, y) -> float``, or 'precomputed' (``fit`` gets the n x n kernel
+        ``k(x, y) -> float``, 'precomputed' (``fit`` gets the n x n kernel
         matrix, ``transform`` rows of kernel values against the training
-        points).
+        points), or 'adaptive_rbf' (:class:`AdaptiveGaussian`, parameter
+        ``n_neighbors`` in ``params``).
     rank : int or None
         Number of columns; ``None``: ``min(n_samples, n_features)`` for the
         linear kernel, ``min(n_samples, 100)`` otherwise.  Pivoted Cholesky
@@ -194,6 +239,16 @@ class LowRankFactor:
                     stacklevel=3,
                 )
             G, piv, res = pivoted_cholesky(lambda p: X[:, p], diag, rank, self.tol)
+        elif self.kernel == "adaptive_rbf":
+            k0 = AdaptiveGaussian(self.params["n_neighbors"]).fit(X)
+            sigma = k0.sigma_
+            G, piv, res = pivoted_cholesky(
+                lambda p: k0(X, X[p:p + 1], sigma, sigma[p:p + 1])[:, 0],
+                np.ones(n), rank, self.tol,
+            )
+            self._adaptive = k0
+            self._X_pivots = X[piv].copy()
+            self._sigma_pivots = sigma[piv].copy()
         else:
             diag = kernel_diagonal(X, self.kernel, self.params)
             G, piv, res = pivoted_cholesky(
@@ -224,7 +279,141 @@ class LowRankFactor:
             return X if self._map is None else X @ self._map
         if self.kernel == "precomputed":
             Kc = X[:, self.pivots_]
+        elif self.kernel == "adaptive_rbf":
+            Kc = self._adaptive(X, self._X_pivots, self._adaptive.bandwidth(X),
+                                self._sigma_pivots)
         else:
             Kc = kernel_columns(X, self._X_pivots, self.kernel, self.params)
         # phi0(x) = k(x, pivots) L^-T  <=>  L phi0(x)' = k(pivots, x)
         return linalg.solve_triangular(self._L, Kc.T, lower=True).T
+
+
+class SpectralFactor:
+    """Eigen-truncated initial factor without the n x n kernel matrix.
+
+    SKLR's low-rank start (Amid et al., Algorithm 1): the top eigenpairs
+    ``K0 ~= U L U'`` of the kernel matrix, as many as it takes for
+    ``|K0_r|_F >= energy * |K0|_F``, and ``G0 = U L^(1/2)``.  The eigenpairs
+    come from a randomized subspace iteration (Halko, Martinsson & Tropp
+    2011, Alg. 4.4 with Rayleigh-Ritz): every product ``K0 @ Omega`` is
+    accumulated over row blocks of kernel values, so memory stays
+    O(n (r + p) + block * n).  The sketch doubles until the Ritz values
+    reach the energy share (they are lower bounds, so the rank chosen is
+    never too small).  |K0|_F is summed over the same blocks.
+
+    The out-of-sample map is the Nystrom extension of the eigenvectors,
+    ``phi0(x) = k0(x, X) U L^(-1/2)``; on the training points it gives
+    ``K0 U L^(-1/2)``, which is G0 (exactly so when the eigenpairs are).
+    This is eq. 28 of the paper with ``K0`` the truncated start.
+
+    Parameters
+    ----------
+    kernel : str or callable
+        As :class:`LowRankFactor`, including 'adaptive_rbf' and 'precomputed'.
+    energy : float in (0, 1]
+        Share of the Frobenius norm kept.
+    rank : int or None
+        Upper bound on the rank (``None``: n_samples).
+    params : dict
+        Kernel parameters (``n_neighbors`` for 'adaptive_rbf').
+    random_state : RandomState
+        Draws the sketch.
+    n_power : int, default=2
+        Power iterations per sketch.
+    """
+
+    #: Rows of kernel values held at a time.
+    BLOCK = 512
+    #: Columns of the first sketch, and the extra columns of every sketch.
+    START, OVERSAMPLE = 64, 16
+
+    def __init__(self, kernel, energy, rank, params, random_state, n_power=2):
+        self.kernel = kernel
+        self.energy = energy
+        self.rank = rank
+        self.params = params
+        self.random_state = random_state
+        self.n_power = n_power
+
+    def _rows(self, X, sl):
+        """Kernel values between the rows ``sl`` of X and the training points."""
+        if self.kernel == "precomputed":
+            return X[sl]
+        if self.kernel == "adaptive_rbf":
+            return self._adaptive(X[sl], self._X, self._adaptive.bandwidth(X[sl])
+                                  if X is not self._X else self._adaptive.sigma_[sl],
+                                  self._adaptive.sigma_)
+        return kernel_columns(X[sl], self._X, self.kernel, self.params)
+
+    def _times(self, X, Omega, frobenius=False):
+        """k0(X, X_train) @ Omega over row blocks (and |k0(X, X_train)|_F^2)."""
+        out = np.empty((X.shape[0], Omega.shape[1]))
+        fro2 = 0.0
+        for start in range(0, X.shape[0], self.BLOCK):
+            sl = slice(start, start + self.BLOCK)
+            Kb = self._rows(X, sl)
+            out[sl] = Kb @ Omega
+            if frobenius:
+                fro2 += float(np.einsum("ij,ij->", Kb, Kb))
+        return (out, fro2) if frobenius else out
+
+    def fit(self, X):
+        """Return G0 (n x rank_, C-contiguous) for the training points X."""
+        n = X.shape[0]
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "kernel='precomputed' needs a square kernel matrix in fit; got X of "
+                    f"shape {X.shape}."
+                )
+            scale = max(np.abs(np.diag(X)).max(), 1.0)
+            if not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * scale):
+                raise ValueError("kernel='precomputed': X must be a symmetric kernel matrix.")
+        self._X = X
+        if self.kernel == "adaptive_rbf":
+            self._adaptive = AdaptiveGaussian(self.params["n_neighbors"]).fit(X)
+        max_rank = n if self.rank is None else min(self.rank, n)
+        rng = self.random_state
+        ell = min(n, max(self.START, 1))
+        fro2 = None
+        while True:
+            Omega = rng.standard_normal((n, ell))
+            if fro2 is None:
+                Y, fro2 = self._times(X, Omega, frobenius=True)
+            else:
+                Y = self._times(X, Omega)
+            for _ in range(self.n_power):
+                Y = self._times(X, linalg.qr(Y, mode="economic")[0])
+            Q = linalg.qr(Y, mode="economic")[0]
+            KQ = self._times(X, Q)
+            lam, V = linalg.eigh(Q.T @ KQ)
+            lam, V = lam[::-1], V[:, ::-1]
+            pos = int(np.count_nonzero(lam > 1e-12 * max(lam[0], 0.0)))
+            if fro2 <= 0.0 or pos == 0:
+                raise ValueError(
+                    "The initial kernel is zero on the training data: nothing to learn "
+                    "from."
+                )
+            share = np.sqrt(np.cumsum(lam[:pos] ** 2) / fro2)
+            reached = np.flatnonzero(share >= self.energy * (1 - 1e-12))
+            usable = pos if ell >= n else max(ell - self.OVERSAMPLE, 1)
+            if reached.size and reached[0] < usable:
+                r = int(reached[0]) + 1
+                break
+            if ell >= n or usable >= max_rank:
+                r = min(pos, usable)
+                break
+            ell = min(n, 2 * ell)
+        r = min(r, max_rank)
+        self.rank_ = r
+        self.energy_ = float(share[r - 1])
+        self.eigenvalues_ = lam[:r].copy()
+        # phi0(x) = k0(x, X) U L^-1/2 with U = Q V; on X: (K Q) V L^-1/2
+        scale = 1.0 / np.sqrt(lam[:r])
+        self._map = np.ascontiguousarray((Q @ V[:, :r]) * scale)
+        self.pivots_ = None
+        return np.ascontiguousarray((KQ @ V[:, :r]) * scale)
+
+    def transform(self, X):
+        """phi0(X): the factor's coordinates of (new) points."""
+        return self._times(X, self._map)

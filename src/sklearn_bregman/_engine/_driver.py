@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 from ..constraints import pair_sqdist
 from ._definiteboost import definiteboost_cyclic_sweep, definiteboost_greedy
 from ._logdet import logdet_pair_sweep
+from ._sklr import logdet_triplet_sweep
 from ._vonneumann import vonneumann_pair_sweep
 
 #: The compiled sweep of each divergence: one pass of rank-one projections.
@@ -149,6 +150,46 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     sweep = SWEEPS[divergence]
     nu = np.zeros(c)
     xi = constraints.bound.copy()
+
+    def run(visit):
+        return sweep(
+            G, constraints.i, constraints.j, constraints.sign, constraints.bound,
+            xi, nu, M, visit, float(slack), REPORT_RTOL, bool(dual_correction),
+        )
+
+    n_iter, converged, history, n_evals, n_moved = sweep_until_settled(
+        run, M, nu, active, order=order, tol=tol, max_iter=max_iter, rng=rng,
+        verbose=verbose, owner=owner,
+        advice="use a finite slack if the constraints may be infeasible",
+    )
+    return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
+                            converged=converged, skipped=skipped, history=history,
+                            n_evals=n_evals, n_projections=n_moved)
+
+
+#: ``sweep_until_settled(..., diverged=...)``: a state whose entries grow past
+#: this (or its inverse's, through the diagonal) has left double precision's
+#: comfortable range; hard constraints that contradict each other get there.
+DIVERGED = 1e100
+
+
+def sweep_until_settled(run, M, nu, active, *, order, tol, max_iter, rng, verbose,
+                        owner, advice, diverged="raise"):
+    """Call the compiled sweep ``run(visit)`` until the duals settle.
+
+    ``visit`` is ``active`` (order 'cyclic') or a new permutation of it each
+    sweep ('random'); ``run`` updates the state ``M`` and the duals ``nu``
+    in place and returns ``(n_satisfied, n_skipped, n_moved[, n_evals])``.
+
+    ``diverged`` says what happens when the state turns non-finite (or, for
+    'stop', when an entry of M or 1 / M_aa passes ``DIVERGED``): 'raise' a
+    FloatingPointError, or 'stop': go back to the state of the sweep before,
+    warn, and return.
+
+    Returns
+    -------
+    n_iter, converged, history, n_evals, n_moved
+    """
     history = []
     n_evals = n_moved = 0
     converged = False
@@ -157,14 +198,24 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     for n_iter in range(1, max_iter + 1):
         visit = rng.permutation(active) if order == "random" else active
         nu_old = nu.copy()
-        stats = sweep(
-            G, constraints.i, constraints.j, constraints.sign, constraints.bound,
-            xi, nu, M, visit, float(slack), REPORT_RTOL, bool(dual_correction),
-        )
+        if diverged == "stop":
+            M_old = M.copy()
+        stats = run(visit)
         n_sat = stats[0]
         n_moved += stats[2]
         if len(stats) > 3:
             n_evals += stats[3]
+        if diverged == "stop" and not _moderate(M):
+            M[...] = M_old
+            nu[...] = nu_old
+            warnings.warn(
+                f"{owner}: the state diverged in sweep {n_iter} (the hard constraints "
+                "contradict each other: no kernel satisfies them all); stopped at the "
+                f"state after sweep {n_iter - 1}; {advice}.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+            return n_iter - 1, False, history, n_evals, n_moved
         if not np.isfinite(M).all():
             raise FloatingPointError(
                 f"{owner}: the state became non-finite after sweep {n_iter}; the "
@@ -185,14 +236,116 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     if not converged:
         warnings.warn(
             f"{owner} did not converge in max_iter={max_iter} sweeps (last dual change "
-            f"{history[-1]:.3e} > tol={tol}). Increase max_iter, loosen tol, or use a "
-            "finite slack if the constraints may be infeasible.",
+            f"{history[-1]:.3e} > tol={tol}). Increase max_iter, loosen tol, or "
+            f"{advice}.",
             ConvergenceWarning,
+            stacklevel=4,
+        )
+    return n_iter, converged, history, n_evals, n_moved
+
+
+def _moderate(M):
+    """Finite, and neither M nor (through its diagonal) M^-1 beyond DIVERGED."""
+    if not np.isfinite(M).all():
+        return False
+    diag = np.diag(M)
+    return bool(np.abs(M).max() <= DIVERGED and diag.min() >= 1.0 / DIVERGED)
+
+
+def degenerate_triplet_rows(G, a, b, c, rtol=1e-10):
+    """Rows whose ``u = g_a - g_b`` and ``w = g_a - g_c`` are parallel (or zero).
+
+    Linear dependence survives every congruence, so under any learned M the
+    ratio d(a, c) / d(a, b) of such a row stays what it is in G: no
+    projection can move it.
+    """
+    out = np.empty(a.shape[0], dtype=bool)
+    for start in range(0, a.shape[0], 8192):
+        sl = slice(start, start + 8192)
+        U = G[a[sl]] - G[b[sl]]
+        W = G[a[sl]] - G[c[sl]]
+        uu = np.einsum("ij,ij->i", U, U)
+        ww = np.einsum("ij,ij->i", W, W)
+        uw = np.einsum("ij,ij->i", U, W)
+        out[sl] = (uu == 0) | (ww == 0) | (uu * ww - uw * uw <= rtol * uu * ww)
+    return out
+
+
+def triplet_projections(G, triplets, M0, *, margin=np.sqrt(2.0), slack=np.inf,
+                        equality_slack=np.inf, order="random", tol=1e-3, max_iter=100,
+                        random_state=None, verbose=0, owner="SKLR",
+                        dual_correction=True):
+    """Minimise the LogDet divergence to ``M0`` under relative constraints.
+
+    Solves Amid, Gionis & Ukkonen, Problem 6 (hard) or 7 (soft margin, with
+    penalties ``slack / 2 * xi^2`` and ``equality_slack / 2 * xi^2``) on the
+    r x r state::
+
+        min_M  D_ld(M, M0) + sum_c lam_c / 2 xi_c^2
+        s.t.   gamma^2 d(i, j) - d(i, k) <= xi_c    for (i, j | k)
+               d(i, j) - d(i, k) = xi_c             for "don't know" rows
+
+    by rank-two Bregman projections (``_sklr.pyx``) with dual corrections.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, r)
+    triplets : TripletConstraints
+        Validated triplets.
+    M0 : ndarray of shape (r, r)
+    margin : float
+        gamma > 1 of the outlier triplets.
+    slack, equality_slack : float
+        Penalties lam of the inequality and equality rows (``inf``: hard).
+    order : {'random', 'cyclic'}
+        Visit the rows in a new random order every sweep (the paper) or as
+        listed.
+    tol : float
+        Stop when the relative L1 change of the duals over a sweep is below.
+    max_iter : int
+        Maximum number of sweeps (the paper's passes).
+
+    Returns
+    -------
+    ProjectionResult
+        ``dual`` holds one dual per row of ``triplets.rows`` (the ``alpha``
+        of eq. 19), ``slack_target`` the slacks ``xi = alpha / lam`` (zero
+        for hard rows), ``skipped`` the degenerate rows.
+    """
+    G = np.ascontiguousarray(G, dtype=np.float64)
+    M = np.array(M0, dtype=np.float64, order="C", copy=True)
+    rng = check_random_state(random_state)
+    a, b, c, kind, gamma2, _ = triplets.rows(margin)
+    m = a.shape[0]
+    skipped = degenerate_triplet_rows(G, a, b, c)
+    if skipped.any():
+        warnings.warn(
+            f"{owner}: {int(skipped.sum())} of {m} triplet constraints have their "
+            "three points on one line through the anchor in the initial kernel's "
+            "feature space (or two points that coincide); no kernel of that range "
+            "changes their ratio of distances, so they are skipped.",
+            UserWarning,
             stacklevel=3,
         )
+    active = np.flatnonzero(~skipped).astype(np.intp)
+    nu = np.zeros(m)
+
+    def run(visit):
+        return logdet_triplet_sweep(G, a, b, c, kind, gamma2, nu, M, visit,
+                                    float(slack), float(equality_slack), REPORT_RTOL,
+                                    bool(dual_correction))
+
+    n_iter, converged, history, _, n_moved = sweep_until_settled(
+        run, M, nu, active, order=order, tol=tol, max_iter=max_iter, rng=rng,
+        verbose=verbose, owner=owner,
+        advice="use a finite slack if the triplets may contradict each other",
+        diverged="stop",
+    )
+    lam = np.where(kind == 1, slack, equality_slack)
+    xi = np.where(np.isinf(lam), 0.0, nu / np.where(np.isinf(lam), 1.0, lam))
     return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
                             converged=converged, skipped=skipped, history=history,
-                            n_evals=n_evals, n_projections=n_moved)
+                            n_projections=n_moved)
 
 
 def check_similar_bounds(constraints, active):

@@ -1,0 +1,337 @@
+"""Semi-supervised kernel learning from relative comparisons (SKLR).
+
+Amid, Gionis & Ukkonen, "Semi-supervised kernel metric learning using
+relative comparisons".  Side information comes as triplets: "which of these
+three is the odd one out?" (an outlier triplet ``(i, j | k)``) or "don't
+know" (an equality triplet).  The kernel closest to an initial one in LogDet
+divergence that satisfies them is learned by rank-two Bregman projections,
+and kernel k-means on it gives the clustering.
+"""
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from ._base import components_from_metric
+from ._engine import triplet_projections
+from .constraints import TripletConstraints, check_triplets, triplets_from_labels
+from .lowrank import KERNELS, SpectralFactor, _kernel_params
+
+__all__ = ["SKLRClusterer"]
+
+
+def _penalty(slack):
+    """The penalty lam of eq. 16: ``None`` and ``inf`` mean hard constraints."""
+    return np.inf if slack is None else float(slack)
+
+
+class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
+                    BaseEstimator):
+    r"""Kernel k-means on a kernel learned from relative comparisons (SKLR).
+
+    Amid, Gionis & Ukkonen (Algorithm 1).  From an initial kernel
+    :math:`K_0` (by default the adaptive Gaussian of eq. 29), truncated to
+    the top eigenpairs that keep ``energy`` of its Frobenius norm, it learns
+
+    .. math:: \min_K D_{ld}(K, K_0) \;\; \text{s.t.} \;\;
+              \gamma^2 d(i, j) \le d(i, k),\; \gamma^2 d(j, i) \le d(j, k)
+              \;\text{for}\; (i, j \mid k),\qquad
+              d(i, j) = d(i, k) = d(j, k) \;\text{for}\; (i, j, k)
+
+    (Problem 6; with ``slack``, Problem 7: each constraint may be violated by
+    :math:`\xi` at a cost :math:`\lambda \xi^2 / 2`), where :math:`d` is the
+    squared distance in the learned kernel, then clusters the points by
+    kernel k-means on it.  The learned kernel is :math:`K = G_0 M G_0^T` with
+    M an r x r matrix (JMLR 2009 Lemma 8, Section 4.1 of the paper), so
+    every projection is a rank-two update of M in O(r^2) (eq. 13-14, in
+    compiled code, ``_engine/_rank2_kernels.h``), with dual corrections for
+    the inequalities.  New points are mapped by eq. 28: ``transform(x)`` is
+    :math:`\phi_0(x) R` with :math:`M = R R^T` and :math:`\phi_0` the
+    Nystrom extension of the truncated start, and ``predict`` assigns them to
+    the nearest cluster mean in the learned kernel's feature space.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        Clusters of the kernel k-means.
+    kernel : {'adaptive_rbf', 'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', \
+            'cosine', 'precomputed'} or callable, default='adaptive_rbf'
+        Initial kernel.  'adaptive_rbf' is eq. 29,
+        :math:`\exp(-|x_i - x_j|^2 / (\sigma_i \sigma_j))` with
+        :math:`\sigma_i` the distance to the ``n_neighbors``-th nearest
+        training point (a training point counts itself first).
+    gamma, degree, coef0, kernel_params
+        Parameters of the other kernels, as in scikit-learn.
+    n_neighbors : int, default=7
+        k of the adaptive bandwidth.
+    energy : float in (0, 1], default=0.99
+        Share of the initial kernel's Frobenius norm kept by the low-rank
+        start (the paper keeps 0.9; ``1.0`` keeps every positive eigenvalue).
+    rank : int, default=None
+        Upper bound on the rank of the start (``None``: n_samples).
+    margin : float > 1, default=sqrt(2)
+        gamma of eq. 1-2: the outlier must be ``margin`` times farther
+        (``margin**2`` in squared distance; the paper uses gamma^2 = 2).
+    slack : float or None, default=None
+        Penalty lambda of eq. 16 on the slack of the inequality constraints:
+        ``None`` (or ``inf``) for hard constraints (SKLR), a positive number
+        for the soft margin (sSKLR; the paper uses 1e5, larger is harder).
+    equality_slack : float or None, default=None
+        The same for the equality ("don't know") constraints.
+    n_triplets : int, default=None
+        Outlier triplets drawn from the labels in ``fit(X, y)``; ``None``:
+        40 c^2 for c classes.
+    unlabeled : int, str or None, default=-1
+        Label of unlabeled samples: clustered, but in no triplet.
+    order : {'random', 'cyclic'}, default='random'
+        Constraint order of each pass: reshuffled (the paper) or as given.
+    n_init : int, default=10
+        Restarts of the kernel k-means.
+    max_iter : int, default=100
+        Maximum passes over the constraints.
+    tol : float, default=1e-3
+        Stop when the relative L1 change of the duals over a pass is below.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the triplet draw, the randomized eigensolver, the order and
+        the k-means.
+    verbose : int, default=0
+        Print one line per pass.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each training point (kernel k-means on the learned kernel).
+    cluster_centers_ : ndarray of shape (n_clusters, rank_)
+        Cluster means in the embedding's coordinates.
+    inertia_ : float
+        Sum of squared distances to the cluster means in the learned kernel.
+    embedding_ : ndarray of shape (n_samples, rank_)
+        Training points mapped: the learned kernel is ``embedding_ @ embedding_.T``.
+    components_ : ndarray of shape (rank_, rank_)
+        The learned linear map R' on the initial coordinates
+        (``transform(X) = phi0(X) @ components_.T``).
+    metric_ : ndarray of shape (rank_, rank_)
+        M, with learned kernel :math:`G_0 M G_0^T`.
+    rank_ : int
+        Rank of the low-rank start.
+    energy_ : float
+        Share of the Frobenius norm it keeps.
+    factor_ : SpectralFactor
+        The start and its out-of-sample map.
+    triplets_ : TripletConstraints
+        The triplets used.
+    dual_coef_ : ndarray of shape (n_rows,)
+        Dual variable (alpha of eq. 17) of each scalar constraint, in the
+        order of ``triplets_.rows``: two per outlier triplet, three per
+        equality triplet.
+    slack_ : ndarray of shape (n_rows,)
+        Slack xi = alpha / lambda of each constraint (0 for hard ones).
+    n_iter_ : int
+        Passes over the constraints.
+    converged_ : bool
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    References
+    ----------
+    E. Amid, A. Gionis and A. Ukkonen. Semi-supervised kernel metric learning
+    using relative comparisons. arXiv:1612.00086 (2016); ECML-PKDD 2015.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_bregman import SKLRClusterer
+    >>> X, y = load_iris(return_X_y=True)
+    >>> sklr = SKLRClusterer(n_clusters=3, n_triplets=100, random_state=0).fit(X, y)
+    >>> sklr.labels_.shape, sklr.predict(X[:2]).shape
+    ((150,), (2,))
+    """
+
+    _parameter_constraints = {
+        "n_clusters": [Interval(Integral, 1, None, closed="left")],
+        "kernel": [StrOptions(set(KERNELS) | {"adaptive_rbf"}), callable],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "energy": [Interval(Real, 0, 1, closed="right")],
+        "rank": [Interval(Integral, 1, None, closed="left"), None],
+        "margin": [Interval(Real, 1, None, closed="neither")],
+        "slack": [Interval(Real, 0, np.inf, closed="right"), None],
+        "equality_slack": [Interval(Real, 0, np.inf, closed="right"), None],
+        "n_triplets": [Interval(Integral, 1, None, closed="left"), None],
+        "unlabeled": [Integral, str, None],
+        "order": [StrOptions({"cyclic", "random"})],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, n_clusters=8, *, kernel="adaptive_rbf", gamma=None, degree=3,
+                 coef0=1, kernel_params=None, n_neighbors=7, energy=0.99, rank=None,
+                 margin=np.sqrt(2.0), slack=None, equality_slack=None, n_triplets=None,
+                 unlabeled=-1, order="random", n_init=10, max_iter=100, tol=1e-3,
+                 random_state=None, verbose=0):
+        self.n_clusters = n_clusters
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.n_neighbors = n_neighbors
+        self.energy = energy
+        self.rank = rank
+        self.margin = margin
+        self.slack = slack
+        self.equality_slack = equality_slack
+        self.n_triplets = n_triplets
+        self.unlabeled = unlabeled
+        self.order = order
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, triplets=None, equal_triplets=None):
+        """Learn the kernel from labels or triplets, and cluster.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            Training data, or the training kernel matrix if
+            ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,), default=None
+            Class labels (``unlabeled`` for unlabeled samples); outlier
+            triplets are drawn from them when no triplets are given.
+            Without labels and triplets the kernel stays the initial one
+            (plain kernel k-means).
+        triplets : array-like of shape (n_outlier, 3), default=None
+            Outlier triplets ``i, j, k`` (``k`` is the odd one out) over the
+            rows of X.  When given (or ``equal_triplets``), ``y`` is not used.
+        equal_triplets : array-like of shape (n_equal, 3), default=None
+            "Don't know" triplets ``i, j, k``: equidistant points.
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        n = X.shape[0]
+        if n < self.n_clusters:
+            raise ValueError(f"n_samples={n} should be >= n_clusters={self.n_clusters}.")
+        rng = check_random_state(self.random_state)
+        tc = self._triplets(y, triplets, equal_triplets, n, rng)
+        params = (dict(n_neighbors=self.n_neighbors) if self.kernel == "adaptive_rbf" else
+                  _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                                 self.kernel_params))
+        factor = SpectralFactor(self.kernel, self.energy, self.rank, params, rng)
+        G0 = factor.fit(X)
+        self.factor_, self.rank_, self.energy_ = factor, factor.rank_, factor.energy_
+        r = G0.shape[1]
+        self.triplets_ = tc
+        if len(tc):
+            result = triplet_projections(
+                G0, tc, np.eye(r), margin=self.margin, slack=_penalty(self.slack),
+                equality_slack=_penalty(self.equality_slack), order=self.order,
+                tol=self.tol, max_iter=self.max_iter, random_state=rng,
+                verbose=self.verbose, owner=type(self).__name__,
+            )
+            self.metric_ = result.M
+            self.dual_coef_, self.slack_ = result.dual, result.slack_target
+            self.n_iter_, self.converged_ = result.n_iter, result.converged
+        else:  # no side information: the initial kernel
+            self.metric_ = np.eye(r)
+            self.dual_coef_ = self.slack_ = np.zeros(0)
+            self.n_iter_, self.converged_ = 0, True
+        self.components_ = components_from_metric(self.metric_)
+        self.embedding_ = G0 @ self.components_.T
+        # kernel k-means on K = E E' is k-means on the rows of E
+        self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init,
+                              random_state=rng).fit(self.embedding_)
+        self.labels_ = self.kmeans_.labels_
+        self.cluster_centers_ = self.kmeans_.cluster_centers_
+        self.inertia_ = float(self.kmeans_.inertia_)
+        return self
+
+    def _triplets(self, y, triplets, equal_triplets, n, rng):
+        if triplets is not None or equal_triplets is not None:
+            return TripletConstraints(
+                check_triplets([] if triplets is None else triplets, n, name="triplets"),
+                check_triplets([] if equal_triplets is None else equal_triplets, n,
+                               name="equal_triplets"),
+            )
+        if y is None:
+            return TripletConstraints()
+        y = column_or_1d(y, warn=True)
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
+        if self.unlabeled is not None and np.all(y == self.unlabeled):
+            return TripletConstraints()  # nothing labeled: unsupervised
+        return TripletConstraints(triplets_from_labels(
+            y, self.n_triplets, unlabeled=self.unlabeled, random_state=rng))
+
+    def fit_predict(self, X, y=None, triplets=None, equal_triplets=None):
+        """Fit (see :meth:`fit`) and return ``labels_``."""
+        return self.fit(X, y, triplets=triplets, equal_triplets=equal_triplets).labels_
+
+    def fit_transform(self, X, y=None, triplets=None, equal_triplets=None):
+        """Fit (see :meth:`fit`) and return ``embedding_``."""
+        return self.fit(X, y, triplets=triplets, equal_triplets=equal_triplets).embedding_
+
+    def transform(self, X):
+        """Coordinates of (new) points in the learned kernel's feature space.
+
+        Eq. 28 with the truncated start: ``phi0(X) @ components_.T``, whose
+        inner products are the learned kernel.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features), or (n, n_train) kernel values
+            against the training points if ``kernel='precomputed'``.
+
+        Returns
+        -------
+        ndarray of shape (n, rank_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self.factor_.transform(X) @ self.components_.T
+
+    def predict(self, X):
+        """Nearest cluster mean in the learned kernel's feature space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features) (or (n, n_train) if precomputed)
+
+        Returns
+        -------
+        labels : ndarray of shape (n,)
+        """
+        check_is_fitted(self)
+        return self.kmeans_.predict(self.transform(X))
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
