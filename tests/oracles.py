@@ -164,3 +164,23 @@ def sklr_step_reference(K, C, nu=0.0, lam=np.inf, inequality=True, correction=Tr
         alpha = max(alpha, -nu)
     K_plus = np.linalg.inv(np.linalg.inv(K) + alpha * C)
     return (K_plus + K_plus.T) / 2, alpha
+
+
+def sklr_sweep_reference(G, idx_a, idx_b, idx_c, kind, gamma2, nu, M, order,
+                         lam_neq, lam_eq, correction=True):
+    """One sweep of rank-two LogDet projections, one row at a time in NumPy.
+
+    Same in-place semantics as
+    ``sklearn_bregman._engine._sklr.logdet_triplet_sweep``; each step is
+    :func:`sklr_step_reference` on the r x r state with the constraint
+    matrix ``gamma2 u u' - w w'``.
+    """
+    for t in order:
+        u = G[idx_a[t]] - G[idx_b[t]]
+        w = G[idx_a[t]] - G[idx_c[t]]
+        C = gamma2[t] * np.outer(u, u) - np.outer(w, w)
+        ineq = kind[t] != 0
+        M_new, alpha = sklr_step_reference(M, C, nu[t], lam_neq if ineq else lam_eq,
+                                           ineq, correction)
+        nu[t] += alpha
+        M[...] = M_new
