@@ -31,10 +31,12 @@
 
 #include "_dense_kernels.h"
 
-/* Two rows a, a+1 of the upper triangle of M: optional update
- * M -= z1 p1' + z2 p2' (if z1 != NULL), then the contributions of the rows'
- * upper part to mu = M u and mw = M w. */
-static inline void r2_rows2(double *restrict M, ptrdiff_t r, ptrdiff_t a,
+/* Rows a..a+3 of the upper triangle of M (four at a time, so that each
+ * entry of the vectors u, w, p1, p2, mu, mw is loaded once per four rows):
+ * optional update M -= z1 p1' + z2 p2' (if z1 != NULL), then the rows'
+ * contributions to mu = M u and mw = M w.  For symmetric M and row a,
+ *     mu[b] += u[a] M[a][b]   (b >= a),     mu[a] += M[a][b] u[b]   (b > a). */
+static inline void r2_rows4(double *restrict M, ptrdiff_t r, ptrdiff_t a,
                             const double *restrict z1, const double *restrict z2,
                             const double *restrict p1, const double *restrict p2,
                             const double *restrict u, const double *restrict w,
@@ -42,72 +44,106 @@ static inline void r2_rows2(double *restrict M, ptrdiff_t r, ptrdiff_t a,
 {
     double *restrict m0 = M + a * r;
     double *restrict m1 = m0 + r;
-    const double u0 = u[a], u1 = u[a + 1], w0 = w[a], w1 = w[a + 1];
-    double du0 = 0.0, du1 = 0.0, dw0 = 0.0, dw1 = 0.0;
+    double *restrict m2 = m1 + r;
+    double *restrict m3 = m2 + r;
+    double du0 = 0.0, du1 = 0.0, du2 = 0.0, du3 = 0.0;
+    double dw0 = 0.0, dw1 = 0.0, dw2 = 0.0, dw3 = 0.0;
     ptrdiff_t b;
-    /* the 2 x 2 diagonal block: (a, a), (a, a+1), (a+1, a+1) */
-    double x00 = m0[a], x01 = m0[a + 1], x11 = m1[a + 1];
-    if (z1) {
-        x00 -= z1[a] * p1[a] + z2[a] * p2[a];
-        x01 -= z1[a] * p1[a + 1] + z2[a] * p2[a + 1];
-        x11 -= z1[a + 1] * p1[a + 1] + z2[a + 1] * p2[a + 1];
-        m0[a] = x00;
-        m0[a + 1] = x01;
-        m1[a + 1] = x11;
+    /* the 4 x 4 diagonal block, entry by entry */
+    for (ptrdiff_t i = 0; i < 4; ++i) {
+        double *restrict mi = M + (a + i) * r;
+        for (ptrdiff_t j = i; j < 4; ++j) {
+            double x = mi[a + j];
+            if (z1) {
+                x -= z1[a + i] * p1[a + j] + z2[a + i] * p2[a + j];
+                mi[a + j] = x;
+            }
+            mu[a + j] += u[a + i] * x;
+            mw[a + j] += w[a + i] * x;
+            if (j > i) {
+                mu[a + i] += x * u[a + j];
+                mw[a + i] += x * w[a + j];
+            }
+        }
     }
-    mu[a] += x00 * u0 + x01 * u1;
-    mw[a] += x00 * w0 + x01 * w1;
-    mu[a + 1] += x01 * u0 + x11 * u1;
-    mw[a + 1] += x01 * w0 + x11 * w1;
+    const double u0 = u[a], u1 = u[a + 1], u2 = u[a + 2], u3 = u[a + 3];
+    const double w0 = w[a], w1 = w[a + 1], w2 = w[a + 2], w3 = w[a + 3];
     if (z1) {
-        const double za0 = z1[a], za1 = z1[a + 1];
-        const double zb0 = z2[a], zb1 = z2[a + 1];
-#pragma omp simd reduction(+:du0, du1, dw0, dw1)
-        for (b = a + 2; b < r; ++b) {
-            const double x0 = m0[b] - (za0 * p1[b] + zb0 * p2[b]);
-            const double x1 = m1[b] - (za1 * p1[b] + zb1 * p2[b]);
+        const double y0 = z1[a], y1 = z1[a + 1], y2 = z1[a + 2], y3 = z1[a + 3];
+        const double v0 = z2[a], v1 = z2[a + 1], v2 = z2[a + 2], v3 = z2[a + 3];
+#pragma omp simd reduction(+:du0, du1, du2, du3, dw0, dw1, dw2, dw3)
+        for (b = a + 4; b < r; ++b) {
+            const double pb = p1[b], qb = p2[b], ub = u[b], wb = w[b];
+            const double x0 = m0[b] - (y0 * pb + v0 * qb);
+            const double x1 = m1[b] - (y1 * pb + v1 * qb);
+            const double x2 = m2[b] - (y2 * pb + v2 * qb);
+            const double x3 = m3[b] - (y3 * pb + v3 * qb);
             m0[b] = x0;
             m1[b] = x1;
-            mu[b] += u0 * x0 + u1 * x1;
-            mw[b] += w0 * x0 + w1 * x1;
-            du0 += x0 * u[b];
-            du1 += x1 * u[b];
-            dw0 += x0 * w[b];
-            dw1 += x1 * w[b];
+            m2[b] = x2;
+            m3[b] = x3;
+            mu[b] += (u0 * x0 + u1 * x1) + (u2 * x2 + u3 * x3);
+            mw[b] += (w0 * x0 + w1 * x1) + (w2 * x2 + w3 * x3);
+            du0 += x0 * ub;
+            du1 += x1 * ub;
+            du2 += x2 * ub;
+            du3 += x3 * ub;
+            dw0 += x0 * wb;
+            dw1 += x1 * wb;
+            dw2 += x2 * wb;
+            dw3 += x3 * wb;
         }
     } else {
-#pragma omp simd reduction(+:du0, du1, dw0, dw1)
-        for (b = a + 2; b < r; ++b) {
-            const double x0 = m0[b], x1 = m1[b];
-            mu[b] += u0 * x0 + u1 * x1;
-            mw[b] += w0 * x0 + w1 * x1;
-            du0 += x0 * u[b];
-            du1 += x1 * u[b];
-            dw0 += x0 * w[b];
-            dw1 += x1 * w[b];
+#pragma omp simd reduction(+:du0, du1, du2, du3, dw0, dw1, dw2, dw3)
+        for (b = a + 4; b < r; ++b) {
+            const double ub = u[b], wb = w[b];
+            const double x0 = m0[b], x1 = m1[b], x2 = m2[b], x3 = m3[b];
+            mu[b] += (u0 * x0 + u1 * x1) + (u2 * x2 + u3 * x3);
+            mw[b] += (w0 * x0 + w1 * x1) + (w2 * x2 + w3 * x3);
+            du0 += x0 * ub;
+            du1 += x1 * ub;
+            du2 += x2 * ub;
+            du3 += x3 * ub;
+            dw0 += x0 * wb;
+            dw1 += x1 * wb;
+            dw2 += x2 * wb;
+            dw3 += x3 * wb;
         }
     }
     mu[a] += du0;
     mu[a + 1] += du1;
+    mu[a + 2] += du2;
+    mu[a + 3] += du3;
     mw[a] += dw0;
     mw[a + 1] += dw1;
+    mw[a + 2] += dw2;
+    mw[a + 3] += dw3;
 }
 
-/* The last row when r is odd. */
-static inline void r2_row_last(double *restrict M, ptrdiff_t r,
-                               const double *restrict z1, const double *restrict z2,
-                               const double *restrict p1, const double *restrict p2,
-                               const double *restrict u, const double *restrict w,
-                               double *restrict mu, double *restrict mw)
+/* One row a (for the r mod 4 rows left over). */
+static inline void r2_row(double *restrict M, ptrdiff_t r, ptrdiff_t a,
+                          const double *restrict z1, const double *restrict z2,
+                          const double *restrict p1, const double *restrict p2,
+                          const double *restrict u, const double *restrict w,
+                          double *restrict mu, double *restrict mw)
 {
-    const ptrdiff_t a = r - 1;
-    double x = M[a * r + a];
-    if (z1) {
-        x -= z1[a] * p1[a] + z2[a] * p2[a];
-        M[a * r + a] = x;
+    double *restrict m0 = M + a * r;
+    double du = 0.0, dw = 0.0;
+    for (ptrdiff_t b = a; b < r; ++b) {
+        double x = m0[b];
+        if (z1) {
+            x -= z1[a] * p1[b] + z2[a] * p2[b];
+            m0[b] = x;
+        }
+        mu[b] += u[a] * x;
+        mw[b] += w[a] * x;
+        if (b > a) {
+            du += x * u[b];
+            dw += x * w[b];
+        }
     }
-    mu[a] += x * u[a];
-    mw[a] += x * w[a];
+    mu[a] += du;
+    mw[a] += dw;
 }
 
 /* mu = M u, mw = M w; with z1 != NULL, first M -= z1 p1' + z2 p2' (the
@@ -122,10 +158,10 @@ static void r2_update_matvec2(double *restrict M, ptrdiff_t r,
     ptrdiff_t a = 0;
     memset(mu, 0, (size_t)r * sizeof(double));
     memset(mw, 0, (size_t)r * sizeof(double));
-    for (; a + 2 <= r; a += 2)
-        r2_rows2(M, r, a, z1, z2, p1, p2, u, w, mu, mw);
-    if (a < r)
-        r2_row_last(M, r, z1, z2, p1, p2, u, w, mu, mw);
+    for (; a + 4 <= r; a += 4)
+        r2_rows4(M, r, a, z1, z2, p1, p2, u, w, mu, mw);
+    for (; a < r; ++a)
+        r2_row(M, r, a, z1, z2, p1, p2, u, w, mu, mw);
 }
 
 /* M -= z1 p1' + z2 p2' (upper triangle). */
