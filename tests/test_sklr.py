@@ -476,3 +476,19 @@ def test_fit_input_errors():
         SKLRClusterer(2, energy=0.0).fit(X)
     with pytest.raises(ValueError, match="y has 5 entries"):
         SKLRClusterer(2).fit(X, np.zeros(5))
+
+
+def test_grid_search_over_slack_and_kernel_with_ari(digits_split):
+    """Triplets come from the training fold's labels, the score from
+    predict on the held-out fold (scikit-learn's 'adjusted_rand_score')."""
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, _, _ = digits_split
+    pipe = make_pipeline(StandardScaler(), SKLRClusterer(10, n_triplets=100, random_state=0))
+    grid = {"sklrclusterer__slack": [None, 10.0],
+            "sklrclusterer__n_neighbors": [5, 9]}
+    search = GridSearchCV(pipe, grid, scoring="adjusted_rand_score", cv=2).fit(X, y)
+    assert search.best_score_ > 0.6
+    assert search.predict(X[:5]).shape == (5,)
