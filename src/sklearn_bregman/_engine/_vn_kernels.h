@@ -15,7 +15,7 @@
  * the paper's Section 5.2, here on the k x k problem (O(k^2) per x, with
  * independent divisions rather than the QL's chain of rotations).  Lanczos
  * grows until the Gauss-rule estimate f_k - f_{k-1} is below VN_RTOL * f at
- * the root (see vn_log_f), or the Krylov space is exhausted.
+ * the root (see vn_eval), or the Krylov space is exhausted.
  */
 #ifndef SKLEARN_BREGMAN_VN_KERNELS_H
 #define SKLEARN_BREGMAN_VN_KERNELS_H
@@ -55,7 +55,7 @@ typedef struct {
     double nv2;            /* |v|^2 */
     long n_evals;          /* small-problem evaluations (root finder) */
     vn_eig cur, prev;      /* blocks of size k (the rule) and k - 1 (its check) */
-    double *dl;            /* kcap: secular work */
+    double *dl;            /* kcap: secular and Gram-Schmidt work */
     /* the last rule of size k evaluated (vn_eval): log f / |v|^2 and log tr
      * at x for Krylov size c_k (-1: none) */
     ptrdiff_t c_k;
@@ -94,7 +94,8 @@ static void vn_work_init(vn_work *W, ptrdiff_t r, ptrdiff_t kcap, double *Q,
 }
 
 /* Lanczos steps until k == k_to (or the space is exhausted); full
- * reorthogonalisation (two passes of classical Gram-Schmidt). */
+ * reorthogonalisation (two passes of classical Gram-Schmidt, "twice is
+ * enough": Giraud, Langou & Rozloznik 2005). */
 static void vn_lanczos_extend(const double *L, vn_work *W, ptrdiff_t k_to)
 {
     const ptrdiff_t r = W->r;
@@ -106,14 +107,8 @@ static void vn_lanczos_extend(const double *L, vn_work *W, ptrdiff_t k_to)
         double *w = W->w;
         skb_matvec(L, r, q, w);
         W->a[j] = skb_dot(q, w, r);
-        for (int pass = 0; pass < 2; ++pass) {
-            for (ptrdiff_t i = 0; i <= j; ++i) {
-                const double *qi = W->Q + i * r;
-                const double c = skb_dot(qi, w, r);
-                for (ptrdiff_t t = 0; t < r; ++t)
-                    w[t] -= c * qi[t];
-            }
-        }
+        for (int pass = 0; pass < 2; ++pass)
+            skb_project_out(W->Q, j + 1, r, w, W->dl);
         const double beta = sqrt(skb_dot(w, w, r));
         W->k = j + 1;
         double scale = fabs(W->a[0]);
