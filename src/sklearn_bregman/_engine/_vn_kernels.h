@@ -15,7 +15,8 @@
  * the paper's Section 5.2, here on the k x k problem (O(k^2) per x, with
  * independent divisions rather than the QL's chain of rotations).  Lanczos
  * grows until the Gauss-rule estimate f_k - f_{k-1} is below VN_RTOL * f at
- * the root (see vn_eval), or the Krylov space is exhausted.
+ * the root (see vn_eval), or the Krylov space is exhausted; a projection
+ * starts at the size the previous one ended with (vn_start).
  */
 #ifndef SKLEARN_BREGMAN_VN_KERNELS_H
 #define SKLEARN_BREGMAN_VN_KERNELS_H
@@ -60,6 +61,7 @@ typedef struct {
      * at x for Krylov size c_k (-1: none) */
     ptrdiff_t c_k;
     double c_x, c_lf, c_ltr;
+    ptrdiff_t k_hint;      /* Krylov size to start the next projection at */
 } vn_work;
 
 /* Krylov capacity for dimension r: min(r, VN_KRYLOV_CAP), at least 1. */
@@ -91,6 +93,7 @@ static void vn_work_init(vn_work *W, ptrdiff_t r, ptrdiff_t kcap, double *Q,
     W->k = 0;
     W->cur.size = W->prev.size = -1;
     W->c_k = -1;
+    W->k_hint = 0;
 }
 
 /* Lanczos steps until k == k_to (or the space is exhausted); full
@@ -557,7 +560,12 @@ static double vn_log_f(vn_work *W, double x, double *rel_err, double *log_tr,
     return vn_eval(W, x, rel_err, log_tr, dlog_f) + log(W->nv2);
 }
 
-/* Start a projection on v: Lanczos from v up to VN_KSTART steps. */
+/* Start a projection on v: Lanczos from v up to VN_KSTART steps, or to the
+ * size the last solved projection needed (W->k_hint, set by
+ * vn_root_checked).  Projections of a sweep act on similar states and need
+ * similar sizes; starting at that size skips the rule and its check at the
+ * sizes below (two QL decompositions each).  The stopping rule is checked
+ * as before, so the hint changes the cost, not the accuracy. */
 static void vn_start(const double *L, vn_work *W, const double *v)
 {
     const ptrdiff_t r = W->r;
@@ -569,7 +577,7 @@ static void vn_start(const double *L, vn_work *W, const double *v)
     W->exhausted = 0;
     W->cur.size = W->prev.size = -1;
     W->c_k = -1;
-    vn_lanczos_extend(L, W, VN_KSTART);
+    vn_lanczos_extend(L, W, W->k_hint > VN_KSTART ? W->k_hint : VN_KSTART);
 }
 
 /* log f(x) accurate to VN_RTOL: grows the Krylov space as needed; also
@@ -640,7 +648,10 @@ static double vn_root(vn_gfun g, void *ctx, double g0, double slope)
 
 /* vn_root on evaluations at the current Krylov size, with the Krylov
  * accuracy checked at the root only: if f_k - f_{k-1} is too large there,
- * Lanczos grows and the root is sought again from the previous one. */
+ * Lanczos grows and the root is sought again from the previous one.  The
+ * final size is the next projection's start (W->k_hint), one step smaller
+ * when f_k - f_{k-1} is negligible even against VN_RTOL (the state got
+ * simpler). */
 static double vn_root_checked(const double *L, vn_work *W, vn_gfun g, void *ctx,
                               double g0, double slope)
 {
@@ -648,8 +659,13 @@ static double vn_root_checked(const double *L, vn_work *W, vn_gfun g, void *ctx,
         const double x = vn_root(g, ctx, g0, slope);
         double err;
         vn_log_f(W, x, &err, NULL, NULL);  /* f_k(x) is usually remembered */
-        if (err <= VN_RTOL || W->exhausted || W->k >= W->kcap)
+        if (err <= VN_RTOL || W->exhausted || W->k >= W->kcap) {
+            if (W->exhausted)
+                W->k_hint = 0;
+            else
+                W->k_hint = err < 1e-6 * VN_RTOL ? W->k - VN_KSTEP : W->k;
             return x;
+        }
         vn_lanczos_extend(L, W, W->k + VN_KSTEP);
         if (x != 0.0 && isfinite(x))
             slope = -g0 / x;  /* first step lands on the previous root */
