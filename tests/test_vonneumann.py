@@ -267,3 +267,24 @@ def test_project_out_matches_numpy(n, r):
     out, c = _project_out(Q, w)
     np.testing.assert_allclose(c, Q @ w, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(out, w - Q.T @ (Q @ w), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_paired_ql_matches_numpy(case):
+    # the rule's T and its leading block (the error check's) decomposed side
+    # by side (vn_tridiag_eig2) against numpy's eigh
+    from sklearn_bregman._engine._vonneumann import _tridiagonal_eig_pair
+
+    a, b = _tridiagonal_cases()[case]
+    if len(a) < 2:
+        pytest.skip("a single entry has no leading block")
+    for (d, z), m in zip(_tridiagonal_eig_pair(a, b), (len(a) - 1, len(a))):
+        T = np.diag(a[:m]) + np.diag(b[:m - 1], 1) + np.diag(b[:m - 1], -1)
+        lam, S = np.linalg.eigh(T)
+        order = np.argsort(d)
+        scale = max(1.0, np.abs(lam).max())
+        np.testing.assert_allclose(d[order], lam, rtol=0, atol=1e-13 * scale)
+        # first-row weights; a cluster's weight is only defined in sum
+        np.testing.assert_allclose(np.sum(z ** 2), 1.0, rtol=1e-13)
+        np.testing.assert_allclose(np.cumsum(z[order] ** 2),
+                                   np.cumsum(S[0] ** 2), rtol=0, atol=1e-12)

@@ -240,17 +240,130 @@ static double vn_gauss(vn_work *W, ptrdiff_t m, double x, double *log_tr)
     return tmax + log(s);
 }
 
+/* vn_tridiag_eig on two matrices at once.  Each rotation of the QL sweep
+ * waits on the previous one (a square root and a division: the QL is
+ * latency-bound), so the sweeps of two independent problems are run
+ * rotation by rotation side by side, which the processor overlaps.  The
+ * arithmetic of each problem is that of vn_tridiag_eig. */
+typedef struct {
+    double *d, *e, *z1;
+    ptrdiff_t n, l, m, i;  /* eigenvalue sought, end of its block, rotation */
+    int iter;
+    double s, c, p, g;     /* sweep state */
+} vn_ql;
+
+/* Set up P's next sweep: 1, or 0 when all eigenvalues are found, -1 on
+ * no convergence. */
+static inline int vn_ql_next(vn_ql *P)
+{
+    double *d = P->d, *e = P->e;
+    while (P->l < P->n) {
+        const ptrdiff_t l = P->l;
+        ptrdiff_t m;
+        for (m = l; m < P->n - 1; ++m) {
+            const double dd = fabs(d[m]) + fabs(d[m + 1]);
+            if (fabs(e[m]) + dd == dd)
+                break;
+        }
+        if (m == l) {
+            ++P->l;
+            P->iter = 0;
+            continue;
+        }
+        if (++P->iter > 60)
+            return -1;
+        double g = (d[l + 1] - d[l]) / (2.0 * e[l]);
+        const double rr = vn_norm2(g, 1.0);
+        P->g = d[m] - d[l] + e[l] / (g + (g >= 0 ? rr : -rr));
+        P->s = P->c = 1.0;
+        P->p = 0.0;
+        P->m = m;
+        P->i = m - 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* One rotation of P's sweep; 1 when the sweep is over. */
+static inline int vn_ql_rot(vn_ql *P)
+{
+    double *d = P->d, *e = P->e, *z1 = P->z1;
+    const ptrdiff_t i = P->i;
+    double f = P->s * e[i];
+    const double bb = P->c * e[i];
+    double rr = vn_norm2(f, P->g);
+    e[i + 1] = rr;
+    if (rr == 0.0) {  /* underflow: the sweep ends here */
+        d[i + 1] -= P->p;
+        e[P->m] = 0.0;
+        return 1;
+    }
+    const double s = f / rr, c = P->g / rr;
+    const double g = d[i + 1] - P->p;
+    rr = (d[i] - g) * s + 2.0 * c * bb;
+    P->p = s * rr;
+    d[i + 1] = g + P->p;
+    P->g = c * rr - bb;
+    P->s = s;
+    P->c = c;
+    f = z1[i + 1];
+    z1[i + 1] = s * z1[i] + c * f;
+    z1[i] = c * z1[i] - s * f;
+    if (--P->i < P->l) {
+        d[P->l] -= P->p;
+        e[P->l] = P->g;
+        e[P->m] = 0.0;
+        return 1;
+    }
+    return 0;
+}
+
+static int vn_tridiag_eig2(double *da, double *ea, double *za, ptrdiff_t na,
+                           double *db, double *eb, double *zb, ptrdiff_t nb)
+{
+    vn_ql A = {da, ea, za, na, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0};
+    vn_ql B = {db, eb, zb, nb, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0};
+    for (ptrdiff_t i = 0; i < na; ++i)
+        za[i] = (i == 0);
+    for (ptrdiff_t i = 0; i < nb; ++i)
+        zb[i] = (i == 0);
+    ea[na - 1] = 0.0;
+    eb[nb - 1] = 0.0;
+    int ra = vn_ql_next(&A), rb = vn_ql_next(&B);
+    while (ra > 0 && rb > 0) {
+        int fa, fb;
+        do {
+            fa = vn_ql_rot(&A);
+            fb = vn_ql_rot(&B);
+        } while (!fa && !fb);
+        if (fa)
+            ra = vn_ql_next(&A);
+        if (fb)
+            rb = vn_ql_next(&B);
+    }
+    while (ra > 0) {
+        while (!vn_ql_rot(&A))
+            ;
+        ra = vn_ql_next(&A);
+    }
+    while (rb > 0) {
+        while (!vn_ql_rot(&B))
+            ;
+        rb = vn_ql_next(&B);
+    }
+    return (ra < 0 || rb < 0) ? -1 : 0;
+}
+
 /* Eigen-decomposition of the leading k x k block of T at x = 0 into E:
  * sorted, with weightless components and (numerically) repeated
  * eigenvalues deflated as LAPACK's dlaed2 does. */
-static int vn_eig0(vn_work *W, vn_eig *E, ptrdiff_t k)
+static void vn_eig0_store(vn_work *W, vn_eig *E, ptrdiff_t k, const double *dv,
+                          const double *zv)
 {
     double *th = E->th, *zz = E->zz;
-    if (vn_block_eig(W, k, 0.0) != 0)
-        return -1;
-    /* insertion sort of (d, z1) by d */
+    /* insertion sort of (dv, zv) by dv */
     for (ptrdiff_t i = 0; i < k; ++i) {
-        const double t = W->d[i], z = W->z1[i];
+        const double t = dv[i], z = zv[i];
         ptrdiff_t j = i;
         while (j > 0 && th[j - 1] > t) {
             th[j] = th[j - 1];
@@ -289,6 +402,31 @@ static int vn_eig0(vn_work *W, vn_eig *E, ptrdiff_t k)
     E->m = m;
     E->size = k;
     E->lam_sign = 0;
+}
+
+static int vn_eig0(vn_work *W, vn_eig *E, ptrdiff_t k)
+{
+    if (vn_block_eig(W, k, 0.0) != 0)
+        return -1;
+    vn_eig0_store(W, E, k, W->d, W->z1);
+    return 0;
+}
+
+/* vn_eig0 for the rule (W->cur, size k) and its check (W->prev, size
+ * k - 1, k >= 2) at once (vn_tridiag_eig2); the check's problem is worked
+ * in W->d / e / z1, the rule's in W->cur's thn / zzn / lam, which
+ * vn_eig0_store overwrites only after reading them. */
+static int vn_eig0_pair(vn_work *W, ptrdiff_t k)
+{
+    double *db = W->cur.thn, *eb = W->cur.zzn, *zb = W->cur.lam;
+    memcpy(W->d, W->a, (size_t)(k - 1) * sizeof(double));
+    memcpy(db, W->a, (size_t)k * sizeof(double));
+    memcpy(W->e, W->b, (size_t)(k - 1) * sizeof(double));
+    memcpy(eb, W->b, (size_t)(k - 1) * sizeof(double));
+    if (vn_tridiag_eig2(W->d, W->e, W->z1, k - 1, db, eb, zb, k) != 0)
+        return -1;
+    vn_eig0_store(W, &W->prev, k - 1, W->d, W->z1);
+    vn_eig0_store(W, &W->cur, k, db, zb);
     return 0;
 }
 
@@ -512,6 +650,9 @@ static double vn_eval(vn_work *W, double x, double *rel_err, double *log_tr,
 {
     const ptrdiff_t k = W->k;
     double lf_prev = NAN;
+    if (rel_err && !W->exhausted && k > 1 && W->prev.size != k - 1 &&
+        W->cur.size != k && vn_eig0_pair(W, k) != 0)
+        W->prev.size = W->cur.size = -1;  /* each on its own below */
     if (rel_err && !W->exhausted && k > 1) {
         lf_prev = vn_gauss_secular(W, &W->prev, k - 1, x, NULL);
         if (isnan(lf_prev))

@@ -29,6 +29,8 @@ cdef extern from "_vn_kernels.h" nogil:
                             double* log_tr)
     double vn_eval(vn_work* W, double x, double* rel_err, double* log_tr,
                    double* dlog_f)
+    int vn_tridiag_eig2(double* da, double* ea, double* za, Py_ssize_t na,
+                        double* db, double* eb, double* zb, Py_ssize_t nb)
     double vn_dlog_rule(const double* lam, const double* w, const double* ex,
                         Py_ssize_t m, double nv2)
     void vn_start(const double* L, vn_work* W, const double* v)

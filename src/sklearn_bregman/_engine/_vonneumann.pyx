@@ -43,6 +43,7 @@ from ._vn_kernels cimport (
     vn_gauss,
     vn_gauss_secular,
     vn_log_f_exact,
+    vn_tridiag_eig2,
     vn_solve,
     vn_kcap,
     vn_start,
@@ -226,3 +227,28 @@ def _project_out(const double[:, ::1] Q, const double[::1] w):
     if n > 0 and r > 0:
         skb_project_out(&Q[0, 0], n, r, &o[0], &cv[0])
     return out, c[:n]
+
+
+def _tridiagonal_eig_pair(const double[::1] a, const double[::1] b):
+    """Test hook: eigenvalues and first eigenvector row of the symmetric
+    tridiagonal ``T`` (diagonal ``a``, off-diagonal ``b``, length
+    ``len(a) - 1``) and of its leading ``(k - 1) x (k - 1)`` block, from the
+    paired QL of the rule and its check (``vn_tridiag_eig2``), unsorted.
+
+    Returns
+    -------
+    (d_lead, z_lead), (d, z) : ndarrays
+    """
+    cdef Py_ssize_t k = a.shape[0]
+    if k < 2 or b.shape[0] != k - 1:
+        raise ValueError("a needs two entries or more and b one fewer")
+    da, db = np.array(a[:k - 1]), np.array(a)
+    ea, eb = np.zeros(k - 1), np.zeros(k)
+    ea[:k - 2] = b[:k - 2]
+    eb[:k - 1] = b
+    za, zb = np.zeros(k - 1), np.zeros(k)
+    cdef double[::1] dav = da, dbv = db, eav = ea, ebv = eb, zav = za, zbv = zb
+    if vn_tridiag_eig2(&dav[0], &eav[0], &zav[0], k - 1,
+                       &dbv[0], &ebv[0], &zbv[0], k) != 0:
+        raise RuntimeError("QL did not converge")
+    return (da, za), (db, zb)
