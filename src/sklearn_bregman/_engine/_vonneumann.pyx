@@ -19,8 +19,9 @@ Departure from the paper, for speed: Algorithm 3 keeps the eigen-
 decomposition of X and pays O(r^3) for each basis update.  Here L itself is
 kept and updated by a rank-one term (O(r^2)); f(x) = v' exp(L + x v v') v is
 evaluated on the Lanczos tridiagonal of L from v, which serves every x
-(see ``_vn_kernels.h``), and the root comes from a bracketing secant /
-Illinois iteration on the monotone g.
+(see ``_vn_kernels.h``), and the root comes from Newton steps on the
+monotone g (its derivative from the same small problem), safeguarded by
+bisection inside the bracket.
 """
 
 from libc.math cimport exp, isinf, log
