@@ -235,3 +235,56 @@ def test_secular_rule_matches_dense_expm(case, x):
     secular, ql = _tridiagonal_rule(a, b, nv2, x)
     assert secular == pytest.approx(exact, abs=1e-12 * max(1.0, abs(exact)))
     assert ql == pytest.approx(exact, abs=1e-12 * max(1.0, abs(exact)))
+
+
+@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("x", [0.0, 1e-6, 0.3, -0.3, 5.0])
+def test_newton_slope_matches_frechet_derivative(case, x):
+    # d/dx log f from the rule's nodes and weights (vn_dlog_rule) against the
+    # Frechet derivative of the dense expm in the direction nv2 e1 e1'.
+    from sklearn_bregman._engine._vonneumann import _tridiagonal_slope
+
+    a, b = _tridiagonal_cases()[case]
+    nv2 = 1.7
+    T = np.diag(a) + np.diag(b, 1) + np.diag(b, -1)
+    T[0, 0] += x * nv2
+    E = np.zeros_like(T)
+    E[0, 0] = nv2
+    expT, dexpT = linalg.expm_frechet(T, E)
+    exact = dexpT[0, 0] / expT[0, 0]
+    secular, ql = _tridiagonal_slope(a, b, nv2, x)
+    assert secular == pytest.approx(exact, rel=1e-9, abs=1e-12)
+    assert ql == pytest.approx(exact, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("n, r", [(1, 5), (3, 8), (4, 64), (7, 64), (10, 33)])
+def test_project_out_matches_numpy(n, r):
+    from sklearn_bregman._engine._vonneumann import _project_out
+
+    rng = np.random.default_rng(n * 100 + r)
+    Q = np.ascontiguousarray(np.linalg.qr(rng.standard_normal((r, n)))[0].T)
+    w = rng.standard_normal(r)
+    out, c = _project_out(Q, w)
+    np.testing.assert_allclose(c, Q @ w, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(out, w - Q.T @ (Q @ w), rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_paired_ql_matches_numpy(case):
+    # the rule's T and its leading block (the error check's) decomposed side
+    # by side (vn_tridiag_eig2) against numpy's eigh
+    from sklearn_bregman._engine._vonneumann import _tridiagonal_eig_pair
+
+    a, b = _tridiagonal_cases()[case]
+    if len(a) < 2:
+        pytest.skip("a single entry has no leading block")
+    for (d, z), m in zip(_tridiagonal_eig_pair(a, b), (len(a) - 1, len(a))):
+        T = np.diag(a[:m]) + np.diag(b[:m - 1], 1) + np.diag(b[:m - 1], -1)
+        lam, S = np.linalg.eigh(T)
+        order = np.argsort(d)
+        scale = max(1.0, np.abs(lam).max())
+        np.testing.assert_allclose(d[order], lam, rtol=0, atol=1e-13 * scale)
+        # first-row weights; a cluster's weight is only defined in sum
+        np.testing.assert_allclose(np.sum(z ** 2), 1.0, rtol=1e-13)
+        np.testing.assert_allclose(np.cumsum(z[order] ** 2),
+                                   np.cumsum(S[0] ** 2), rtol=0, atol=1e-12)

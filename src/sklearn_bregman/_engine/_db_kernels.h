@@ -27,20 +27,19 @@ typedef struct {
 } db_rest;
 
 /* log f(x) and log Z(x), at the Krylov accuracy of vn_log_f_exact if
- * `check`, else at the current Krylov size. */
+ * `check`, else at the current Krylov size (and then d/dx log f in *dlog_f
+ * unless NULL). */
 static double db_log_fz(const double *L, vn_work *W, db_rest *R, double x, int check,
-                        double *log_z)
+                        double *log_z, double *dlog_f)
 {
     double log_tr;
     const double lf = check ? vn_log_f_exact(L, W, x, &log_tr)
-                            : vn_log_f(W, x, NULL, &log_tr);
+                            : vn_log_f(W, x, NULL, &log_tr, dlog_f);
     if (R->k != W->k) {
         /* the Krylov space grew: tr exp(T_0) of the new size (not counted as
          * a root-finder evaluation) */
         double lt0;
-        const long ne = W->n_evals;
-        vn_log_f(W, 0.0, NULL, &lt0);
-        W->n_evals = ne;
+        vn_eval(W, 0.0, NULL, &lt0, NULL);
         R->rest = 1.0 - exp(lt0);
         if (R->rest < 0.0)  /* rounding: the Krylov part holds all the trace */
             R->rest = 0.0;
@@ -58,7 +57,7 @@ static double db_apply(double *L, vn_work *W, db_rest *R, const double *v, doubl
 {
     const ptrdiff_t r = W->r;
     double lz;
-    db_log_fz(L, W, R, x, 1, &lz);
+    db_log_fz(L, W, R, x, 1, &lz, NULL);
     skb_update(L, r, x, v);
     for (ptrdiff_t i = 0; i < r; ++i)
         L[i * r + i] -= lz;
@@ -72,12 +71,14 @@ typedef struct {
     double log_b;
 } db_proj;
 
-/* g(x) = log f(x) - log Z(x) - log b = log v'W(x)v - log b, increasing. */
-static double db_proj_g(void *ctx, double x)
+/* g(x) = log f(x) - log Z(x) - log b = log v'W(x)v - log b, increasing;
+ * g' = f'/f - f/Z (dZ/dx = f). */
+static double db_proj_g(void *ctx, double x, double *dg)
 {
     db_proj *P = (db_proj *)ctx;
-    double lz;
-    const double lf = db_log_fz(P->L, P->W, P->R, x, 0, &lz);
+    double lz, dlf;
+    const double lf = db_log_fz(P->L, P->W, P->R, x, 0, &lz, &dlf);
+    *dg = dlf - exp(lf - lz);
     return lf - lz - P->log_b;
 }
 
@@ -108,7 +109,7 @@ static double db_step(double *L, vn_work *W, const double *v, double s, double b
     *d_dual = 0.0;
     vn_start(L, W, v);
     const double nv2 = W->nv2;
-    const double lp = db_log_fz(L, W, &R, 0.0, 1, &lz);
+    const double lp = db_log_fz(L, W, &R, 0.0, 1, &lz, NULL);
     const double rho = exp(lp - lz);          /* v'Wv */
     const double rv = s * (rho - b);
     *viol = rv;
@@ -148,7 +149,7 @@ static double meg_step(double *L, vn_work *W, const double *v, double y, double 
     db_rest R = {0.0, -1};
     double lz;
     vn_start(L, W, v);
-    const double lp = db_log_fz(L, W, &R, 0.0, 1, &lz);
+    const double lp = db_log_fz(L, W, &R, 0.0, 1, &lz, NULL);
     const double yhat = exp(lp - lz);
     const double x = -2.0 * eta * (yhat - y);
     if (x != 0.0)

@@ -219,6 +219,55 @@ static void skb_update(double *restrict M, ptrdiff_t r, double beta,
     }
 }
 
+/* One pass of classical Gram-Schmidt against the n rows of Q (r each):
+ * c = Q w, then w -= Q' c.  Two sweeps over Q, four rows at a time, so that
+ * the dot products share the loads of w and run side by side (one row at a
+ * time, each short product waits on its own sum). */
+SKB_CLONES
+static void skb_project_out(const double *restrict Q, ptrdiff_t n, ptrdiff_t r,
+                            double *restrict w, double *restrict c)
+{
+    ptrdiff_t i = 0, t;
+    for (; i + 4 <= n; i += 4) {
+        const double *restrict q0 = Q + i * r;
+        const double *restrict q1 = q0 + r;
+        const double *restrict q2 = q1 + r;
+        const double *restrict q3 = q2 + r;
+        double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+#pragma omp simd reduction(+:d0, d1, d2, d3)
+        for (t = 0; t < r; ++t) {
+            const double wt = w[t];
+            d0 += q0[t] * wt;
+            d1 += q1[t] * wt;
+            d2 += q2[t] * wt;
+            d3 += q3[t] * wt;
+        }
+        c[i] = d0;
+        c[i + 1] = d1;
+        c[i + 2] = d2;
+        c[i + 3] = d3;
+    }
+    for (; i < n; ++i)
+        c[i] = skb_dot(Q + i * r, w, r);
+    for (i = 0; i + 4 <= n; i += 4) {
+        const double *restrict q0 = Q + i * r;
+        const double *restrict q1 = q0 + r;
+        const double *restrict q2 = q1 + r;
+        const double *restrict q3 = q2 + r;
+        const double c0 = c[i], c1 = c[i + 1], c2 = c[i + 2], c3 = c[i + 3];
+#pragma omp simd
+        for (t = 0; t < r; ++t)
+            w[t] -= (c0 * q0[t] + c1 * q1[t]) + (c2 * q2[t] + c3 * q3[t]);
+    }
+    for (; i < n; ++i) {
+        const double *restrict qi = Q + i * r;
+        const double ci = c[i];
+#pragma omp simd
+        for (t = 0; t < r; ++t)
+            w[t] -= ci * qi[t];
+    }
+}
+
 /* Lower triangle := upper triangle. */
 static void skb_mirror_upper(double *restrict M, ptrdiff_t r)
 {

@@ -13,3 +13,5 @@ cdef extern from "_dense_kernels.h" nogil:
                            double* w_next)
     void skb_update(double* M, Py_ssize_t r, double beta, const double* w)
     void skb_mirror_upper(double* M, Py_ssize_t r)
+    void skb_project_out(const double* Q, Py_ssize_t n, Py_ssize_t r, double* w,
+                         double* c)

@@ -27,6 +27,12 @@ cdef extern from "_vn_kernels.h" nogil:
     double vn_gauss(vn_work* W, Py_ssize_t m, double x, double* log_tr)
     double vn_gauss_secular(vn_work* W, vn_eig* E, Py_ssize_t k, double x,
                             double* log_tr)
+    double vn_eval(vn_work* W, double x, double* rel_err, double* log_tr,
+                   double* dlog_f)
+    int vn_tridiag_eig2(double* da, double* ea, double* za, Py_ssize_t na,
+                        double* db, double* eb, double* zb, Py_ssize_t nb)
+    double vn_dlog_rule(const double* lam, const double* w, const double* ex,
+                        Py_ssize_t m, double nv2)
     void vn_start(const double* L, vn_work* W, const double* v)
     double vn_log_f_exact(const double* L, vn_work* W, double x, double* log_tr)
     double vn_solve(const double* L, vn_work* W, double g0, double inv_gamma,

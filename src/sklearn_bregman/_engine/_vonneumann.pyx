@@ -19,8 +19,9 @@ Departure from the paper, for speed: Algorithm 3 keeps the eigen-
 decomposition of X and pays O(r^3) for each basis update.  Here L itself is
 kept and updated by a rank-one term (O(r^2)); f(x) = v' exp(L + x v v') v is
 evaluated on the Lanczos tridiagonal of L from v, which serves every x
-(see ``_vn_kernels.h``), and the root comes from a bracketing secant /
-Illinois iteration on the monotone g.
+(see ``_vn_kernels.h``), and the root comes from Newton steps on the
+monotone g (its derivative from the same small problem), safeguarded by
+bisection inside the bracket.
 """
 
 from libc.math cimport exp, isinf, log
@@ -29,12 +30,21 @@ import numpy as np
 
 cimport numpy as cnp
 
-from ._dense_kernels cimport skb_difference, skb_dot, skb_mirror_upper, skb_update
+from ._dense_kernels cimport (
+    skb_difference,
+    skb_dot,
+    skb_mirror_upper,
+    skb_project_out,
+    skb_update,
+)
 from ._vn_kernels cimport (
     VN_SMALL_ROWS,
+    vn_dlog_rule,
+    vn_eval,
     vn_gauss,
     vn_gauss_secular,
     vn_log_f_exact,
+    vn_tridiag_eig2,
     vn_solve,
     vn_kcap,
     vn_start,
@@ -165,3 +175,81 @@ def _tridiagonal_rule(const double[::1] a, const double[::1] b, double nv2, doub
     cdef double sec = vn_gauss_secular(&W, &W.cur, k, x, NULL) + log(nv2)
     cdef double ql = vn_gauss(&W, k, x, NULL) + log(nv2)
     return sec, ql
+
+
+def _tridiagonal_slope(const double[::1] a, const double[::1] b, double nv2, double x):
+    """Test hook: ``d/dx log(nv2 * e1' exp(T + x * nv2 * e1 e1') e1)`` (the
+    root finder's Newton slope), from the secular rule (what the sweeps use)
+    and from the QL rule (their fallback); ``T`` as for
+    :func:`_tridiagonal_rule`.
+
+    Returns
+    -------
+    secular, ql : float
+    """
+    cdef Py_ssize_t k = a.shape[0]
+    if k < 1 or b.shape[0] != k - 1:
+        raise ValueError("a must be non-empty and b one shorter")
+    cdef double[:, ::1] Q = np.zeros((k, 1))
+    cdef double[:, ::1] small = np.zeros((VN_SMALL_ROWS, k))
+    cdef double[::1] w = np.zeros(1)
+    cdef vn_work W
+    vn_work_init(&W, 1, k, &Q[0, 0], &small[0, 0], &w[0])
+    cdef Py_ssize_t t
+    for t in range(k):
+        W.a[t] = a[t]
+    for t in range(k - 1):
+        W.b[t] = b[t]
+    W.k = k
+    W.nv2 = nv2
+    W.exhausted = 1
+    cdef double sec = 0.0
+    vn_eval(&W, x, NULL, NULL, &sec)
+    vn_gauss(&W, k, x, NULL)
+    cdef double ql = vn_dlog_rule(W.d, W.e, W.z1, k, nv2)
+    return sec, ql
+
+
+def _project_out(const double[:, ::1] Q, const double[::1] w):
+    """Test hook: one pass of classical Gram-Schmidt, ``c = Q w`` and
+    ``w - Q' c`` (the Lanczos reorthogonalisation, ``skb_project_out``).
+
+    Returns
+    -------
+    w_out, c : ndarray
+    """
+    cdef Py_ssize_t n = Q.shape[0], r = Q.shape[1]
+    if w.shape[0] != r:
+        raise ValueError("w must have Q.shape[1] entries")
+    out = np.array(w, dtype=np.float64)
+    c = np.zeros(max(n, 1))
+    cdef double[::1] o = out
+    cdef double[::1] cv = c
+    if n > 0 and r > 0:
+        skb_project_out(&Q[0, 0], n, r, &o[0], &cv[0])
+    return out, c[:n]
+
+
+def _tridiagonal_eig_pair(const double[::1] a, const double[::1] b):
+    """Test hook: eigenvalues and first eigenvector row of the symmetric
+    tridiagonal ``T`` (diagonal ``a``, off-diagonal ``b``, length
+    ``len(a) - 1``) and of its leading ``(k - 1) x (k - 1)`` block, from the
+    paired QL of the rule and its check (``vn_tridiag_eig2``), unsorted.
+
+    Returns
+    -------
+    (d_lead, z_lead), (d, z) : ndarrays
+    """
+    cdef Py_ssize_t k = a.shape[0]
+    if k < 2 or b.shape[0] != k - 1:
+        raise ValueError("a needs two entries or more and b one fewer")
+    da, db = np.array(a[:k - 1]), np.array(a)
+    ea, eb = np.zeros(k - 1), np.zeros(k)
+    ea[:k - 2] = b[:k - 2]
+    eb[:k - 1] = b
+    za, zb = np.zeros(k - 1), np.zeros(k)
+    cdef double[::1] dav = da, dbv = db, eav = ea, ebv = eb, zav = za, zbv = zb
+    if vn_tridiag_eig2(&dav[0], &eav[0], &zav[0], k - 1,
+                       &dbv[0], &ebv[0], &zbv[0], k) != 0:
+        raise RuntimeError("QL did not converge")
+    return (da, za), (db, zb)
