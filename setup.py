@@ -41,6 +41,7 @@ extensions = [
         ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd",
          "_db_kernels.h"],
     ),
+    engine_extension("_csi", []),
     engine_extension(
         "_sklr",
         ["_dense_kernels.h", "_dense_kernels.pxd", "_rank2_kernels.h", "_rank2_kernels.pxd"],

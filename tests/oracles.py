@@ -184,3 +184,66 @@ def sklr_sweep_reference(G, idx_a, idx_b, idx_c, kind, gamma2, nu, M, order,
                                            ineq, correction)
         nu[t] += alpha
         M[...] = M_new
+
+
+def csi_reference(K, Y, m, kappa=0.99, delta=5, tol=0.0, center=True):
+    """CSI (Bach & Jordan 2005, Figure 1) from its definitions, with dense n x n
+    matrices: for every step the approximations L_k (chosen pivots) and
+    L_adv (chosen + look-ahead) of Proposition 1, and the estimated gains
+    eq. 9-10 computed from them column by column.
+
+    Returns ``(pivots, estimated_gains_of_each_step)``.
+    """
+    n = K.shape[0]
+    Yc = Y - Y.mean(0) if center else Y
+    Pi = np.eye(n) - np.ones((n, n)) / n if center else np.eye(n)
+    lam = kappa / np.trace(K)
+    mu = (1 - kappa) / (Yc ** 2).sum()
+
+    def approx(piv):
+        if not piv:
+            return np.zeros_like(K)
+        piv = list(piv)
+        return K[:, piv] @ np.linalg.pinv(K[np.ix_(piv, piv)]) @ K[piv, :]
+
+    def classical(piv):
+        d = np.diag(K - approx(piv)).copy()
+        d[list(piv)] = -1
+        return int(np.argmax(d))
+
+    chosen, look = [], []
+    while len(look) < delta:
+        look.append(classical(look))
+    history = []
+    while len(chosen) < m:
+        Lk, La = approx(chosen), approx(chosen + look)
+        Dk, Da = np.diag(K - Lk), np.diag(K - La)
+        if chosen:
+            Qk = np.linalg.qr(Pi @ K[:, chosen])[0]
+            Pperp = np.eye(n) - Qk @ Qk.T
+        else:
+            Pperp = np.eye(n)
+        gains = np.full(n, -np.inf)
+        for i in range(n):
+            if i in chosen or Dk[i] <= 1e-12 * np.diag(K).max():
+                continue
+            col = (La - Lk)[:, i]
+            nu = Dk[i] ** 2 - (Dk[i] - Da[i]) ** 2
+            gains[i] = lam * (col @ col + nu) / Dk[i]
+            proj = Pperp @ (Pi @ col)
+            b = proj @ proj
+            if b > 0:
+                gains[i] += mu * ((Yc.T @ proj) ** 2).sum() / b
+        p = int(np.argmax(gains))
+        history.append(gains)
+        if p in look:
+            look.remove(p)
+            look.append(classical(chosen + [p] + look))
+        chosen.append(p)
+        # exact gain of the step, for the stopping rule
+        g = (K - Lk)[:, p] / np.sqrt(Dk[p])
+        q = Pperp @ (Pi @ g)
+        exact = lam * g @ g + (mu * ((Yc.T @ q) ** 2).sum() / (q @ q) if q @ q > 0 else 0)
+        if exact < tol:
+            break
+    return chosen, history

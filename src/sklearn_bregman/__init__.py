@@ -5,6 +5,7 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 """
 
 from .cluster import KernelKMeans
+from .csi import CSIDecomposition
 from .constraints import (
     PairConstraints,
     TripletConstraints,
@@ -20,6 +21,7 @@ from .sklr import SKLRClusterer
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "CSIDecomposition",
     "DefiniteBoost",
     "ITMLTransformer",
     "KernelKMeans",

@@ -1,0 +1,328 @@
+# cython: language_level=3
+"""Compiled steps of Cholesky with side information (Bach & Jordan 2005).
+
+The factor G (n x cap), the orthonormal Q (n x cap) of the QR decomposition
+of (centred) G, and the look-ahead coefficients W (n x cap) are stored in
+column-major order, so that a column is contiguous; R (cap x cap) is upper
+triangular and E = Y' Q (d x cap).  Columns ``[0, k0)`` of G are the chosen
+pivots, columns ``[k0, t)`` the look-ahead ones (Section 5).  The driver
+(``sklearn_bregman.csi``) calls one function per step of the algorithm; each
+runs over the n points in C, with BLAS for the matrix-vector products:
+
+- :func:`cholesky_append`: one step of pivoted incomplete Cholesky (Section
+  2.1), shared with plain incomplete Cholesky;
+- :func:`qr_append`: the matching Gram-Schmidt step of the QR decomposition
+  (Section 4.1-4.2);
+- :func:`lookahead_added`, :func:`lookahead_chosen`: the updates of the
+  approximate gains when a look-ahead column is added, or the first one
+  becomes a chosen pivot (Section 5.2);
+- :func:`estimated_gains`: eq. 9-10 for every point;
+- :func:`swap_pivots`: exchange two successive pivots in O(n) (App. A).
+
+The look-ahead terms are kept in a form that is cheaper to update than the
+paper's A, B, C sums: with ``Delta = L_adv - L_(k-1)`` (the look-ahead part
+of the approximation), ``A[i] = |Delta[:, i]|^2`` is updated by the rank-one
+changes of Delta (one column added, one removed), and the projection
+``(I - Q_(k-1) Q_(k-1)') Pi Delta[:, i]`` is held by its coordinates ``W[i, :]``
+in the look-ahead columns of Q, so that ``B[i] = |W[i, :]|^2`` and
+``C[i] = |E_w W[i, :]'|^2`` (E_w: the look-ahead columns of E).  Both cost
+O(n delta) per step (plus O(n delta d) for C), as in Section 5.3.
+"""
+
+from libc.math cimport sqrt, fabs, hypot, INFINITY
+
+import numpy as np
+
+cimport numpy as cnp
+from scipy.linalg.cython_blas cimport dgemm, dgemv
+
+cnp.import_array()
+
+
+cdef inline void _gemv(char trans, int m, int n, double alpha, const double* A,
+                       int lda, const double* x, int incx, double beta, double* y,
+                       int incy) noexcept nogil:
+    dgemv(&trans, &m, &n, &alpha, <double*> A, &lda, <double*> x, &incx, &beta, y,
+          &incy)
+
+
+def cholesky_append(double[::1, :] G, double[::1] d, const double[::1] column,
+                    Py_ssize_t t, const cnp.intp_t[::1] pivots, Py_ssize_t p):
+    """Column t of G from pivot p: ``G[:, t] = (K[:, p] - G[:, :t] G[p, :t]') / sqrt(d_p)``.
+
+    ``d`` (the residual diagonal ``K_ii - |G[i, :t]|^2``) is updated in place
+    (clipped at 0; ``d_p = 0``); rows of the earlier pivots ``pivots[:t]`` get
+    exact zeros, so that ``G[pivots]`` stays lower triangular.
+
+    Returns
+    -------
+    float
+        ``|G[:, t]|^2``, the step's reduction of ``tr(K - G G')``.
+    """
+    cdef int n = <int> G.shape[0]
+    cdef Py_ssize_t i
+    cdef double dp = d[p], g, total = 0.0
+    if dp <= 0.0:
+        raise ValueError("cholesky_append: the pivot has no residual left")
+    cdef double scale = 1.0 / sqrt(dp)
+    cdef double* col = &G[0, t]
+    with nogil:
+        for i in range(n):
+            col[i] = column[i]
+        if t > 0:
+            _gemv(b'N', n, <int> t, -1.0, &G[0, 0], n, &G[p, 0], n, 1.0, col, 1)
+        for i in range(t):
+            col[pivots[i]] = 0.0
+        for i in range(n):
+            g = col[i] * scale
+            col[i] = g
+            total += g * g
+            d[i] -= g * g
+            if d[i] < 0.0:
+                d[i] = 0.0
+        d[p] = 0.0
+    return total
+
+
+def qr_append(double[::1, :] Q, double[::1, :] R, double[::1, :] E,
+              const double[::1, :] Y, const double[::1, :] G, Py_ssize_t t,
+              bint center):
+    """Column t of the QR decomposition of (centred) G, and of E = Y' Q.
+
+    Gram-Schmidt against ``Q[:, :t]`` in two passes (classical Gram-Schmidt
+    twice is orthogonal to working precision).  A column already in the span
+    (``R[t, t]`` below 1e-12 of its norm, e.g. a constant column once
+    centred) gets ``Q[:, t] = 0`` and ``R[t, t] = 0``.
+    """
+    cdef int n = <int> G.shape[0]
+    cdef int d = <int> Y.shape[1]
+    cdef Py_ssize_t i, j
+    cdef int it
+    cdef double mean = 0.0, norm0 = 0.0, norm = 0.0
+    cdef double* q = &Q[0, t]
+    cdef double* r = &R[0, t]
+    cdef double[::1] tmp = np.zeros(max(t, 1))
+    with nogil:
+        for i in range(n):
+            q[i] = G[i, t]
+        if center:
+            for i in range(n):
+                mean += q[i]
+            mean /= n
+            for i in range(n):
+                q[i] -= mean
+        for i in range(n):
+            norm0 += q[i] * q[i]
+        for j in range(t + 1):
+            r[j] = 0.0
+        if t > 0:
+            for it in range(2):
+                _gemv(b'T', n, <int> t, 1.0, &Q[0, 0], n, q, 1, 0.0, &tmp[0], 1)
+                _gemv(b'N', n, <int> t, -1.0, &Q[0, 0], n, &tmp[0], 1, 1.0, q, 1)
+                for j in range(t):
+                    r[j] += tmp[j]
+        for i in range(n):
+            norm += q[i] * q[i]
+        norm = sqrt(norm)
+        if norm <= 1e-12 * sqrt(norm0) or norm == 0.0:
+            for i in range(n):
+                q[i] = 0.0
+            r[t] = 0.0
+        else:
+            r[t] = norm
+            for i in range(n):
+                q[i] /= norm
+        if d > 0:
+            _gemv(b'T', n, d, 1.0, &Y[0, 0], n, q, 1, 0.0, &E[0, t], 1)
+
+
+cdef double _window_update(double[::1] A, const double[::1, :] G, Py_ssize_t k0,
+                           Py_ssize_t t, Py_ssize_t c, double sign,
+                           double[::1] work) noexcept nogil:
+    """A[i] += sign * 2 x_i s_i + x_i^2 |x|^2 for x = G[:, c], s = Gw Gw' x,
+    Gw = G[:, k0:t] (the rank-one change Delta += sign x x' of the look-ahead
+    part, sign = +1 or -1).  Returns |x|^2."""
+    cdef int n = <int> G.shape[0]
+    cdef int w = <int> (t - k0)
+    cdef Py_ssize_t i
+    cdef const double* x = &G[0, c]
+    cdef double xx = 0.0
+    cdef double* s = &work[0]
+    cdef double* b = &work[n]
+    for i in range(n):
+        xx += x[i] * x[i]
+    if w > 0:
+        _gemv(b'T', n, w, 1.0, &G[0, k0], n, x, 1, 0.0, b, 1)
+        _gemv(b'N', n, w, 1.0, &G[0, k0], n, b, 1, 0.0, s, 1)
+        for i in range(n):
+            A[i] += sign * 2.0 * x[i] * s[i] + x[i] * x[i] * xx
+    else:
+        for i in range(n):
+            A[i] += x[i] * x[i] * xx
+    return xx
+
+
+def lookahead_added(double[::1] A, double[::1, :] W, const double[::1, :] G,
+                    const double[::1, :] R, Py_ssize_t k0, Py_ssize_t t,
+                    double[::1] work):
+    """Column t (just appended) joins the look-ahead window ``[k0, t)``.
+
+    ``Delta += h h'`` with ``h = G[:, t]``: ``A`` gets the rank-one change,
+    and ``W[:, k0:t+1] += h R[k0:t+1, t]'`` (the projection of ``Pi h`` on the
+    look-ahead columns of Q).  ``work`` has length >= 2 n.
+    """
+    cdef int n = <int> G.shape[0]
+    cdef Py_ssize_t i, j
+    cdef double rho
+    with nogil:
+        _window_update(A, G, k0, t, t, 1.0, work)
+        for i in range(n):
+            W[i, t] = 0.0
+        for j in range(k0, t + 1):
+            rho = R[j, t]
+            if rho != 0.0:
+                for i in range(n):
+                    W[i, j] += G[i, t] * rho
+
+
+def lookahead_chosen(double[::1] A, double[::1] dk, const double[::1, :] G,
+                     Py_ssize_t k0, Py_ssize_t t, double[::1] work):
+    """Column k0, the first of the window ``[k0, t)``, becomes a chosen pivot.
+
+    ``Delta -= g g'`` with ``g = G[:, k0]``, ``dk[i] -= g_i^2`` (the residual
+    diagonal after the chosen columns only); W needs nothing: its column k0
+    is dropped with the window (``(I - Q_k Q_k') Pi g = 0``).
+
+    Returns
+    -------
+    float
+        ``|g|^2``.
+    """
+    cdef int n = <int> G.shape[0]
+    cdef Py_ssize_t i
+    cdef double gg
+    with nogil:
+        gg = _window_update(A, G, k0, t, k0, -1.0, work)
+        for i in range(n):
+            dk[i] -= G[i, k0] * G[i, k0]
+            if dk[i] < 0.0:
+                dk[i] = 0.0
+    return gg
+
+
+def estimated_gains(double[::1] out, const double[::1] A, const double[::1] dk,
+                    const double[::1] dadv, const double[::1, :] W,
+                    const double[::1, :] E, Py_ssize_t k0, Py_ssize_t t,
+                    double lam, double mu, const unsigned char[::1] candidate,
+                    double[::1, :] acc):
+    """Estimated reduction of the cost for every point as the next pivot.
+
+    Eq. 9-10 of Bach & Jordan::
+
+        gain_i = lam (A_i + nu_i) / dk_i + mu C_i / B_i,
+        nu_i = dk_i^2 - (dk_i - dadv_i)^2
+
+    with ``B_i = |W[i, k0:t]|^2`` and ``C_i = |E[:, k0:t] W[i, k0:t]'|^2``.
+    Exact for the look-ahead pivots.  Points with ``candidate[i] == 0`` get
+    ``-inf``.  ``acc`` is an n x d work array.
+    """
+    cdef int n = <int> W.shape[0]
+    cdef int d = <int> E.shape[0]
+    cdef int w = <int> (t - k0)
+    cdef Py_ssize_t i, j, c
+    cdef double b, cc, x, nu, one = 1.0, zero = 0.0
+    cdef char nt = b'N', tt = b'T'
+    with nogil:
+        if w > 0 and d > 0 and mu != 0.0:
+            # acc = W[:, k0:t] E[:, k0:t]'  (n x d)
+            dgemm(&nt, &tt, &n, &d, &w, &one, <double*> &W[0, k0], &n,
+                  <double*> &E[0, k0], &d, &zero, &acc[0, 0], &n)
+        for i in range(n):
+            if not candidate[i] or dk[i] <= 0.0:
+                out[i] = -INFINITY
+                continue
+            nu = dadv[i] * (2.0 * dk[i] - dadv[i])
+            out[i] = lam * (A[i] + nu) / dk[i]
+        if w > 0 and d > 0 and mu != 0.0:
+            for i in range(n):
+                if out[i] == -INFINITY:
+                    continue
+                b = 0.0
+                for j in range(k0, t):
+                    b += W[i, j] * W[i, j]
+                if b <= 0.0:
+                    continue
+                cc = 0.0
+                for c in range(d):
+                    x = acc[i, c]
+                    cc += x * x
+                out[i] += mu * cc / b
+
+
+cdef inline void _rotate_columns(double* x, double* y, Py_ssize_t n, double cs,
+                                 double sn) noexcept nogil:
+    """[x y] <- [x y] [[cs, -sn], [sn, cs]]."""
+    cdef Py_ssize_t i
+    cdef double a, b
+    for i in range(n):
+        a = x[i]
+        b = y[i]
+        x[i] = cs * a + sn * b
+        y[i] = -sn * a + cs * b
+
+
+def swap_pivots(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
+                double[::1, :] E, double[::1, :] W, cnp.intp_t[::1] pivots,
+                Py_ssize_t p, Py_ssize_t t):
+    """Exchange the pivots at positions p and p + 1 (Bach & Jordan, App. A).
+
+    The approximation G G', the span of every leading block of columns but
+    the p-th, and Q R = Pi G are preserved:
+
+    1. swap ``pivots[p]``, ``pivots[p+1]``;
+    2. rotate columns p, p+1 of G (and of R) by the Givens rotation Q1 that
+       makes the new 2 x 2 pivot block of G lower triangular again;
+    3. rotate rows p, p+1 of R by Q2 to make R upper triangular again, and
+       columns p, p+1 of Q, E and W by the same Q2.
+
+    Each step is O(n); ``t`` is the number of columns in use.
+    """
+    cdef Py_ssize_t n = G.shape[0], d = E.shape[0], j
+    cdef cnp.intp_t a = pivots[p], b = pivots[p + 1]
+    cdef double x, y, rho, cs, sn, r0, r1
+    if p < 0 or p + 1 >= t:
+        raise ValueError("swap_pivots: p and p + 1 must be columns in use")
+    with nogil:
+        pivots[p] = b
+        pivots[p + 1] = a
+        # new first pivot row b = [x, y] -> [rho, 0]
+        x = G[b, p]
+        y = G[b, p + 1]
+        rho = hypot(x, y)
+        cs = x / rho
+        sn = y / rho
+        _rotate_columns(&G[0, p], &G[0, p + 1], n, cs, sn)
+        G[b, p + 1] = 0.0
+        _rotate_columns(&R[0, p], &R[0, p + 1], p + 2, cs, sn)
+        # R[p+1, p] != 0 now: a Givens rotation of rows p, p+1 removes it
+        x = R[p, p]
+        y = R[p + 1, p]
+        rho = hypot(x, y)
+        if rho > 0.0:
+            cs = x / rho
+            sn = y / rho
+            for j in range(p, t):
+                r0 = R[p, j]
+                r1 = R[p + 1, j]
+                R[p, j] = cs * r0 + sn * r1
+                R[p + 1, j] = -sn * r0 + cs * r1
+            R[p + 1, p] = 0.0
+            # Q R = (Q Q2)(Q2' R) with Q2 = [[cs, -sn], [sn, cs]]
+            _rotate_columns(&Q[0, p], &Q[0, p + 1], n, cs, sn)
+            if d > 0:
+                for j in range(d):
+                    r0 = E[j, p]
+                    r1 = E[j, p + 1]
+                    E[j, p] = cs * r0 + sn * r1
+                    E[j, p + 1] = -sn * r0 + cs * r1
+            _rotate_columns(&W[0, p], &W[0, p + 1], n, cs, sn)

@@ -1,0 +1,454 @@
+"""Cholesky with side information (CSI): a low-rank kernel factor that predicts.
+
+Bach & Jordan, "Predictive low-rank decomposition for kernel methods", ICML
+2005.  Pivoted incomplete Cholesky picks the pivot that most reduces
+tr(K - G G'); CSI picks the one that most reduces
+
+    J(G) = lam * tr(K - G G') + mu * |Y - Q Q' Y|_F^2        (eq. 2, 5-7)
+
+with Q an orthonormal basis of the columns of G (QR decomposition grown
+alongside the Cholesky one, Section 4), lam = kappa / tr K and
+mu = (1 - kappa) / tr(Y'Y).  The gain of a pivot needs its whole kernel
+column; delta look-ahead Cholesky steps give an approximation of every
+column (Section 5), and a chosen pivot is moved to its place by O(n)
+transpositions (App. A).  Memory O(n (m + delta)), time O((m + delta)^2 n);
+only kernel columns of the pivots are evaluated.
+"""
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import (
+    BaseEstimator,
+    ClassNamePrefixFeaturesOutMixin,
+    TransformerMixin,
+    _fit_context,
+)
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._engine._csi import (
+    cholesky_append,
+    estimated_gains,
+    lookahead_added,
+    lookahead_chosen,
+    qr_append,
+    swap_pivots,
+)
+from .lowrank import KERNELS, _kernel_params, kernel_columns, kernel_diagonal
+
+__all__ = ["CSIDecomposition", "cholesky_side_information"]
+
+#: A residual diagonal below this share of the largest one is numerically zero.
+_FLOOR = 1e-12
+
+
+@dataclass
+class CSIResult:
+    """What :func:`cholesky_side_information` returns.
+
+    Attributes
+    ----------
+    G : ndarray of shape (n, m), Fortran order
+        The factor: K ~= G G', ``G[pivots]`` lower triangular.
+    pivots : ndarray of shape (m,)
+    Q, R : ndarrays of shape (n, m) and (m, m)
+        ``Pi G = Q R`` (Pi: centring, or the identity).
+    approximation_error : ndarray of shape (m + 1,)
+        ``tr(K - G_k G_k')`` for k = 0, ..., m.
+    prediction_error : ndarray of shape (m + 1,)
+        ``|Y - Q_k Q_k' Y|_F^2`` (Y centred if asked) for k = 0, ..., m.
+    gains : ndarray of shape (m,)
+        The true reduction of J at each step.
+    """
+
+    G: np.ndarray
+    pivots: np.ndarray
+    Q: np.ndarray
+    R: np.ndarray
+    approximation_error: np.ndarray
+    prediction_error: np.ndarray
+    gains: np.ndarray
+
+
+def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40,
+                              tol=1e-4, center=True, random_state=None):
+    """CSI (Bach & Jordan 2005, Figure 1) from kernel columns.
+
+    Parameters
+    ----------
+    column : callable
+        ``column(p)`` returns the kernel column K[:, p].
+    diag : ndarray of shape (n,)
+        The kernel's diagonal.
+    Y : ndarray of shape (n, d) or None
+        Side information (one-hot classes, or responses).  ``None`` or
+        ``delta = 0`` with ``kappa = 1`` is plain pivoted incomplete
+        Cholesky (the greedy lower-bound rule of Section 2.2).
+    max_rank : int
+        m, the largest number of columns.
+    kappa : float in [0, 1]
+        Trade-off between approximating K (1) and predicting Y (0).
+    delta : int
+        Look-ahead steps.
+    tol : float
+        Stop once the true gain of a step (of the normalised J, which is 1
+        at G = 0) falls below ``tol``.
+    center : bool
+        Centre Y and the columns of G before the QR (an intercept, §5.4).
+    random_state : int, RandomState instance or None
+        Breaks ties between pivots of equal estimated gain.
+
+    Returns
+    -------
+    CSIResult
+    """
+    rng = check_random_state(random_state)
+    diag = np.maximum(np.asarray(diag, dtype=np.float64), 0.0)
+    n = diag.shape[0]
+    trace = float(diag.sum())
+    if Y is None:
+        Y = np.zeros((n, 0))
+    Y = np.asfortranarray(Y, dtype=np.float64)
+    if center and Y.shape[1]:
+        Y = np.asfortranarray(Y - Y.mean(0))
+    y_norm = float((Y ** 2).sum())
+    if trace <= 0:
+        raise ValueError("The kernel is zero on the training data: nothing to factor.")
+    mu = (1.0 - kappa) / y_norm if y_norm > 0 else 0.0
+    plain = mu == 0.0 or delta == 0  # plain pivoted incomplete Cholesky
+    lam = kappa / trace if mu > 0 else 1.0 / trace
+    if plain:
+        delta = 0
+    floor = _FLOOR * diag.max()
+    cap = min(n, max_rank + delta)
+    d = Y.shape[1]
+    G = np.zeros((n, cap), order="F")
+    Q = np.zeros((n, cap), order="F")
+    W = np.zeros((n, cap), order="F")
+    R = np.zeros((cap, cap), order="F")
+    E = np.zeros((d, cap), order="F")
+    acc = np.zeros((n, max(d, 1)), order="F")
+    work = np.empty(2 * n + cap)
+    dadv = diag.copy()  # residual after all t columns
+    dk = diag.copy()    # residual after the chosen k0 columns
+    A = np.zeros(n)
+    pivots = np.zeros(cap, dtype=np.intp)
+    used = np.zeros(n, dtype=bool)      # among the t columns
+    chosen = np.zeros(n, dtype=bool)    # among the first k0
+    gains_est = np.empty(n)
+    t = k0 = 0
+
+    def append(p):
+        nonlocal t
+        cholesky_append(G, dadv, np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1),
+                        t, pivots, p)
+        if not plain:  # (plain: the QR is done once at the end)
+            qr_append(Q, R, E, Y, G, t, center)
+            lookahead_added(A, W, G, R, k0, t, work)
+        pivots[t] = p
+        used[p] = True
+        t += 1
+
+    def classical():
+        """The largest residual diagonal among unused points (Section 2.2)."""
+        masked = np.where(used, -1.0, dadv)
+        p = int(np.argmax(masked))
+        return p if masked[p] > floor else None
+
+    approx = [trace]
+    pred = [y_norm]
+    gains = []
+    while t < delta and t < cap:  # the first look-ahead steps
+        p = classical()
+        if p is None:
+            break
+        append(p)
+    while k0 < max_rank:
+        if delta == 0:
+            p = classical()
+            if p is None:
+                break
+            append(p)
+        else:
+            if k0 == t:
+                break
+            candidate = (~chosen & (dk > floor)).view(np.uint8)
+            estimated_gains(gains_est, A, dk, dadv, W, E, k0, t, lam, mu, candidate, acc)
+            best = gains_est.max()
+            if not np.isfinite(best):
+                break
+            ties = np.flatnonzero(gains_est >= best - 1e-12 * abs(best))
+            p = int(ties[0] if ties.size == 1 else rng.choice(ties))
+            if not used[p]:
+                if t == cap:
+                    break
+                append(p)
+            elif t < cap:  # keep delta columns ahead: the classical pivot
+                extra = classical()
+                if extra is not None:
+                    append(extra)
+            pos = k0 + int(np.flatnonzero(pivots[k0:t] == p)[0])
+            for q in range(pos - 1, k0 - 1, -1):  # move p to position k0
+                swap_pivots(G, Q, R, E, W, pivots, q, t)
+        if plain:
+            gg = float(G[:, k0] @ G[:, k0])
+            dk = dadv
+        else:
+            gg = lookahead_chosen(A, dk, G, k0, t, work)
+        chosen[pivots[k0]] = True
+        qy = float((E[:, k0] ** 2).sum())
+        k0 += 1
+        approx.append(max(float(dk.sum()), 0.0))
+        pred.append(max(pred[-1] - qy, 0.0))
+        gain = lam * gg + mu * qy
+        gains.append(gain)
+        if gain < tol:
+            break
+    m = k0
+    G = G[:, :m]
+    if plain:
+        Gc = G - G.mean(0) if center else G
+        Q, R = linalg.qr(Gc, mode="economic")
+        if y_norm > 0:  # kappa = 1 with y: the prediction errors all the same
+            pred = list(y_norm - np.concatenate([[0.0], np.cumsum(((Y.T @ Q) ** 2).sum(0))]))
+    else:
+        Q, R = Q[:, :m], np.triu(R[:m, :m])
+    return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
+                     approximation_error=np.array(approx),
+                     prediction_error=np.maximum(np.array(pred), 0.0),
+                     gains=np.array(gains))
+
+
+def _targets(y):
+    """Side information as an (n, d) float matrix: one-hot classes or responses."""
+    kind = type_of_target(y, input_name="y")
+    if kind in ("binary", "multiclass"):
+        Y = LabelBinarizer().fit_transform(y).astype(np.float64)
+        if Y.shape[1] == 1:  # LabelBinarizer gives one column for two classes
+            Y = np.hstack([1.0 - Y, Y])
+        return Y
+    if kind in ("continuous", "continuous-multioutput", "multilabel-indicator"):
+        Y = np.asarray(y, dtype=np.float64)
+        return Y.reshape(Y.shape[0], -1)
+    raise ValueError(
+        f"y must be class labels or continuous responses (one or more columns); got "
+        f"target type {kind!r}."
+    )
+
+
+class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    r"""Cholesky decomposition with side information (Bach & Jordan 2005).
+
+    A low-rank factor :math:`K \approx G G^T` of the kernel matrix built from
+    m of its columns (the pivots), chosen greedily to reduce
+
+    .. math:: J(G) = \lambda\, \mathrm{tr}(K - G G^T)
+              + \mu \min_\alpha \| Y - G \alpha \|_F^2
+
+    (eq. 2): approximating K and predicting the targets Y by least squares on
+    G.  Kernel columns are only evaluated for the pivots and ``delta``
+    look-ahead ones, never the n x n matrix; time O((m + delta)^2 n).  With
+    ``y=None`` it is plain pivoted incomplete Cholesky (Section 2).
+
+    ``transform`` gives the factor's rows of new points from their kernel
+    values against the pivots only, :math:`k(x, X_I) L^{-T}` with
+    :math:`L = G[I]` lower triangular (Section 6.2): ridge regression or an
+    LS-SVM on these rows is the kernel method on the low-rank kernel.
+
+    Parameters
+    ----------
+    kernel : {'rbf', 'linear', 'poly', 'laplacian', 'sigmoid', 'cosine', \
+            'precomputed'} or callable, default='rbf'
+    gamma, degree, coef0, kernel_params
+        Kernel parameters, as in scikit-learn (``gamma=None``: 1 / n_features).
+    rank : int, default=None
+        Upper bound m on the rank (``None``: n_samples, the stopping rule
+        decides).
+    kappa : float in [0, 1], default=0.99
+        Trade-off between approximating K (``lam = kappa / tr K``) and
+        predicting Y (``mu = (1 - kappa) / tr(Y'Y)``); the paper's 0.99.
+    delta : int, default=40
+        Look-ahead steps (the paper's 40); 0 with ``kappa=1`` is plain
+        incomplete Cholesky.
+    tol : float, default=1e-4
+        Stop when the true gain of a step falls below (J is normalised to 1
+        at G = 0).
+    center : bool, default=True
+        Centre Y and G before the QR decomposition: the least-squares fit has
+        an intercept (Section 5.4).
+    random_state : int, RandomState instance or None, default=None
+        Breaks ties between pivots of equal estimated gain.
+
+    Attributes
+    ----------
+    pivots_ : ndarray of shape (rank_,)
+        Training rows whose kernel columns make the factor, in order.
+    embedding_ : ndarray of shape (n_samples, rank_)
+        The factor G of the training points.
+    Q_ : ndarray of shape (n_samples, rank_)
+        Orthonormal basis of the (centred) columns of G.
+    R_ : ndarray of shape (rank_, rank_)
+        Upper triangular, ``Q_ @ R_`` = (centred) ``embedding_``.
+    approximation_error_ : ndarray of shape (rank_ + 1,)
+        ``tr(K - G_k G_k')`` after k = 0, ..., rank_ steps.
+    prediction_error_ : ndarray of shape (rank_ + 1,)
+        ``|Y - Q_k Q_k' Y|_F^2`` after each step (Y centred if ``center``);
+        zeros without y.
+    gains_ : ndarray of shape (rank_,)
+        True reduction of the normalised cost J at each step.
+    rank_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    References
+    ----------
+    F. R. Bach and M. I. Jordan. Predictive low-rank decomposition for kernel
+    methods. ICML 2005.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.linear_model import RidgeClassifier
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_bregman import CSIDecomposition
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> pipe = make_pipeline(StandardScaler(), CSIDecomposition(gamma=0.02, rank=20),
+    ...                      RidgeClassifier(alpha=1e-3)).fit(X, y)
+    >>> pipe[1].rank_
+    20
+    """
+
+    _parameter_constraints = {
+        "kernel": [StrOptions(set(KERNELS)), callable],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+        "rank": [Interval(Integral, 1, None, closed="left"), None],
+        "kappa": [Interval(Real, 0, 1, closed="both")],
+        "delta": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "center": ["boolean"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, kernel="rbf", *, gamma=None, degree=3, coef0=1, kernel_params=None,
+                 rank=None, kappa=0.99, delta=40, tol=1e-4, center=True,
+                 random_state=None):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.rank = rank
+        self.kappa = kappa
+        self.delta = delta
+        self.tol = tol
+        self.center = center
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Choose the pivots and build the factor.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            Training data, or the kernel matrix if ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
+            Class labels (one-hot encoded) or continuous responses; ``None``
+            gives plain pivoted incomplete Cholesky.
+
+        Returns
+        -------
+        self
+        """
+        if y is None:
+            X = validate_data(self, X, dtype=np.float64)
+            Y = None
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True,
+                                 y_numeric=False)
+            Y = _targets(y)
+        n = X.shape[0]
+        if self.rank is not None and self.rank > n:
+            raise ValueError(
+                f"rank={self.rank} is larger than the data allows: at most n_samples = {n}."
+            )
+        params = _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
+                                self.kernel_params)
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "kernel='precomputed' needs a square kernel matrix in fit; got X of "
+                    f"shape {X.shape}."
+                )
+            diag = np.diag(X).copy()
+
+            def column(p):
+                return X[:, p]
+        else:
+            diag = kernel_diagonal(X, self.kernel, params)
+
+            def column(p):
+                return kernel_columns(X, X[p:p + 1], self.kernel, params)[:, 0]
+
+        res = cholesky_side_information(
+            column, diag, Y, max_rank=n if self.rank is None else self.rank,
+            kappa=self.kappa, delta=self.delta, tol=self.tol, center=self.center,
+            random_state=self.random_state,
+        )
+        if res.G.shape[1] == 0:
+            raise ValueError("The kernel is zero on the training data: nothing to factor.")
+        self.pivots_ = res.pivots
+        self.embedding_ = np.ascontiguousarray(res.G)
+        self.Q_ = np.ascontiguousarray(res.Q)
+        self.R_ = res.R
+        self.approximation_error_ = res.approximation_error
+        self.prediction_error_ = res.prediction_error
+        self.gains_ = res.gains
+        self.rank_ = res.G.shape[1]
+        self._params = params
+        self._X_pivots = None if self.kernel == "precomputed" else X[res.pivots].copy()
+        self._L = np.ascontiguousarray(res.G[res.pivots])  # lower triangular
+        return self
+
+    def fit_transform(self, X, y=None):
+        """Fit and return the factor of the training points (``embedding_``)."""
+        return self.fit(X, y).embedding_
+
+    def transform(self, X):
+        """Rows of the factor for (new) points: ``k(X, X_pivots) L^-T``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features), or (n, n_train) kernel values
+            against the training points if ``kernel='precomputed'``.
+
+        Returns
+        -------
+        ndarray of shape (n, rank_)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.kernel == "precomputed":
+            Kc = X[:, self.pivots_]
+        else:
+            Kc = kernel_columns(X, self._X_pivots, self.kernel, self._params)
+        return linalg.solve_triangular(self._L, Kc.T, lower=True).T
+
+    @property
+    def _n_features_out(self):
+        return self.rank_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
