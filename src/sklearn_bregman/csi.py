@@ -178,7 +178,9 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         else:
             if k0 == t:
                 break
-            candidate = (~chosen & (dk > floor)).view(np.uint8)
+            # a point outside the look-ahead with no residual left after it is
+            # numerically in its span: it cannot be appended as a new column
+            candidate = (~chosen & (dk > floor) & (used | (dadv > floor))).view(np.uint8)
             estimated_gains(gains_est, A, dk, dadv, W, E, k0, t, lam, mu, candidate, acc)
             best = gains_est.max()
             if not np.isfinite(best):
@@ -226,19 +228,26 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
 
 
 def _targets(y):
-    """Side information as an (n, d) float matrix: one-hot classes or responses."""
-    kind = type_of_target(y, input_name="y")
+    """Side information as an (n, d) float matrix.
+
+    Floating-point y are responses (one column or several: regression, as
+    the paper's d response variables); any other y holds class labels,
+    one-hot encoded (d = number of classes).
+    """
+    y = np.asarray(y)
+    if y.dtype.kind == "f":
+        return y.reshape(y.shape[0], -1).astype(np.float64)
+    kind = type_of_target(y, input_name="y", raise_unknown=True)
     if kind in ("binary", "multiclass"):
-        Y = LabelBinarizer().fit_transform(y).astype(np.float64)
+        Y = LabelBinarizer().fit_transform(y.reshape(-1)).astype(np.float64)
         if Y.shape[1] == 1:  # LabelBinarizer gives one column for two classes
             Y = np.hstack([1.0 - Y, Y])
         return Y
-    if kind in ("continuous", "continuous-multioutput", "multilabel-indicator"):
-        Y = np.asarray(y, dtype=np.float64)
-        return Y.reshape(Y.shape[0], -1)
+    if kind == "multilabel-indicator":
+        return y.astype(np.float64)
     raise ValueError(
-        f"y must be class labels or continuous responses (one or more columns); got "
-        f"target type {kind!r}."
+        f"Unknown label type: y must be class labels (integers or strings) or "
+        f"floating-point responses (one or more columns); got target type {kind!r}."
     )
 
 
@@ -363,7 +372,8 @@ class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
             Training data, or the kernel matrix if ``kernel='precomputed'``.
         y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
-            Class labels (one-hot encoded) or continuous responses; ``None``
+            Floating-point responses (regression, one column per response),
+            or class labels of any other dtype (one-hot encoded); ``None``
             gives plain pivoted incomplete Cholesky.
 
         Returns

@@ -1,0 +1,221 @@
+"""CSI and plain incomplete Cholesky: exactness, the compiled steps, the estimator."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+from sklearn.linear_model import Ridge, RidgeClassifier
+from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_bregman import CSIDecomposition
+from sklearn_bregman._engine._csi import qr_append, swap_pivots
+from sklearn_bregman.csi import cholesky_side_information
+from tests.oracles import csi_reference
+
+
+def problem(n=60, seed=0, gamma=0.5, classes=2):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    score = X[:, 0] + 0.3 * rng.standard_normal(n)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, classes + 1)[1:-1]))
+    return X, y, rbf_kernel(X, gamma=gamma)
+
+
+def run(K, Y, m, **kw):
+    return cholesky_side_information(lambda p: K[:, p], np.diag(K).copy(), Y,
+                                     max_rank=m, **kw)
+
+
+# ---------------------------------------------------------------------------
+# The algorithm against its definitions
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("kappa", [0.99, 0.5])
+@pytest.mark.parametrize("delta", [1, 3, 8])
+@pytest.mark.parametrize("center", [True, False])
+def test_pivots_match_the_dense_reference(seed, kappa, delta, center):
+    """The compiled look-ahead updates give the pivots that eq. 9-10 give
+    when every approximation is formed densely (tests/oracles.py)."""
+    X, y, K = problem(seed=seed, classes=3)
+    Y = np.eye(3)[y]
+    ref, _ = csi_reference(K, Y, 10, kappa=kappa, delta=delta, center=center)
+    res = run(K, Y, 10, kappa=kappa, delta=delta, tol=0.0, center=center)
+    assert list(res.pivots) == ref
+
+
+@pytest.mark.parametrize("y_kind", ["none", "classes", "regression"])
+def test_exactness(y_kind):
+    """Proposition 1 (G G' equals K on the pivot columns), K - G G' PSD, the
+    reported trace error, the QR decomposition of the centred factor, and
+    the prediction errors |Y - Q Q' Y|^2."""
+    X, y, K = problem(n=80, seed=2)
+    Y = {"none": None, "classes": np.eye(2)[y],
+         "regression": np.column_stack([X[:, 0] ** 2, X[:, 1]])}[y_kind]
+    res = run(K, Y, 25, tol=0.0)
+    G, piv = res.G, res.pivots
+    L = G @ G.T
+    assert G.shape[1] == 25
+    np.testing.assert_allclose(L[:, piv], K[:, piv], atol=1e-10)
+    assert np.linalg.eigvalsh(K - L).min() >= -1e-10
+    assert res.approximation_error[-1] == pytest.approx(np.trace(K) - (G ** 2).sum(),
+                                                        abs=1e-10)
+    assert np.all(np.diff(res.approximation_error) <= 1e-12)
+    np.testing.assert_allclose(np.triu(G[piv]), np.diag(np.diag(G[piv])), atol=0)
+    Gc = G - G.mean(0)
+    np.testing.assert_allclose(res.Q @ res.R, Gc, atol=1e-10)
+    np.testing.assert_allclose(res.Q.T @ res.Q, np.eye(25), atol=1e-10)
+    if Y is not None:
+        Yc = Y - Y.mean(0)
+        for k in (0, 5, 25):
+            Qk = res.Q[:, :k]
+            err = ((Yc - Qk @ (Qk.T @ Yc)) ** 2).sum()
+            assert res.prediction_error[k] == pytest.approx(err, rel=1e-9, abs=1e-10)
+
+
+def test_without_y_the_pivots_are_the_classical_greedy_ones():
+    _, _, K = problem(n=70, seed=3)
+    d = np.diag(K).copy()
+    G = np.zeros((70, 0))
+    expected = []
+    for _ in range(20):
+        p = int(np.argmax(np.where(np.isin(np.arange(70), expected), -1, d)))
+        g = (K[:, p] - G @ G[p]) / np.sqrt(d[p])
+        G = np.column_stack([G, g])
+        d = d - g ** 2
+        expected.append(p)
+    res = run(K, None, 20, tol=0.0)
+    assert list(res.pivots) == expected
+    np.testing.assert_allclose(res.G, G, atol=1e-12)
+
+
+def test_side_information_predicts_better_at_equal_rank():
+    """What CSI is for: at the same rank its factor explains the labels
+    better (smaller |Y - Q Q' Y|) than incomplete Cholesky's."""
+    X, y, K = problem(n=200, seed=4, gamma=2.0)
+    Y = np.eye(2)[y]
+    csi = run(K, Y, 15, kappa=0.9, delta=20, tol=0.0)
+    chol = run(K, None, 15, tol=0.0)
+    Yc = Y - Y.mean(0)
+    Qc = chol.Q
+    chol_err = ((Yc - Qc @ (Qc.T @ Yc)) ** 2).sum()
+    assert csi.prediction_error[-1] < 0.8 * chol_err
+
+
+# ---------------------------------------------------------------------------
+# The compiled steps against NumPy
+# ---------------------------------------------------------------------------
+
+def test_every_pivot_move_keeps_the_approximation():
+    """App. A: after each transposition G G' is the same, G[pivots] is lower
+    triangular, Q R is still the centred G with Q orthonormal, and the
+    look-ahead coordinates W turn with Q (Q W' unchanged)."""
+    X, y, K = problem(n=50, seed=5)
+    n, t = 50, 8
+    res = run(K, None, t, tol=0.0)
+    G = np.asfortranarray(res.G.copy())
+    piv = res.pivots.copy()
+    Q = np.zeros((n, t), order="F")
+    R = np.zeros((t, t), order="F")
+    Y = np.asfortranarray(np.eye(2)[y] - np.eye(2)[y].mean(0))
+    E = np.zeros((2, t), order="F")
+    for j in range(t):
+        qr_append(Q, R, E, Y, G, j, True)
+    rng = np.random.default_rng(0)
+    W = np.asfortranarray(rng.standard_normal((n, t)))
+    L0, QW0 = G @ G.T, Q @ W.T
+    for p in [6, 5, 4, 0, 3, 2, 6, 1]:
+        swap_pivots(G, Q, R, E, W, piv, p, t)
+        np.testing.assert_allclose(G @ G.T, L0, atol=1e-12)
+        np.testing.assert_allclose(np.triu(G[piv], 1), 0, atol=0)
+        np.testing.assert_allclose(Q @ R, G - G.mean(0), atol=1e-12)
+        np.testing.assert_allclose(np.tril(R, -1), 0, atol=0)
+        np.testing.assert_allclose(Q.T @ Q, np.eye(t), atol=1e-12)
+        np.testing.assert_allclose(E, Y.T @ Q, atol=1e-12)
+        np.testing.assert_allclose(Q @ W.T, QW0, atol=1e-12)
+    # Proposition 1 with the new order: the same columns, the same approximation
+    np.testing.assert_allclose((G @ G.T)[:, piv], K[:, piv], atol=1e-10)
+
+
+def test_qr_append_of_a_column_in_the_span():
+    n = 30
+    G = np.asfortranarray(np.column_stack([np.arange(n) * 1.0, np.ones(n)]))
+    Q = np.zeros((n, 2), order="F")
+    R = np.zeros((2, 2), order="F")
+    E = np.zeros((0, 2), order="F")
+    Y = np.zeros((n, 0), order="F")
+    qr_append(Q, R, E, Y, G, 0, True)
+    qr_append(Q, R, E, Y, G, 1, True)  # the constant column vanishes once centred
+    assert R[1, 1] == 0 and np.all(Q[:, 1] == 0)
+    np.testing.assert_allclose(Q @ R, G - G.mean(0), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# The estimator
+# ---------------------------------------------------------------------------
+
+@parametrize_with_checks([CSIDecomposition(rank=5, random_state=0),
+                          CSIDecomposition(kernel="linear", kappa=0.5, delta=3,
+                                           center=False, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_transform_extends_the_factor_to_new_points():
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    csi = CSIDecomposition(gamma=0.1, rank=15, random_state=0).fit(X[:120], y[:120])
+    np.testing.assert_allclose(csi.transform(X[:120]), csi.embedding_, atol=1e-8)
+    Z = csi.transform(X[120:])
+    K = rbf_kernel(X[120:], X[:120][csi.pivots_], gamma=0.1)
+    np.testing.assert_allclose(Z @ csi.embedding_[csi.pivots_].T, K, atol=1e-10)
+    pre = CSIDecomposition(kernel="precomputed", rank=15, random_state=0).fit(
+        rbf_kernel(X[:120], gamma=0.1), y[:120])
+    np.testing.assert_array_equal(pre.pivots_, csi.pivots_)
+    np.testing.assert_allclose(pre.transform(rbf_kernel(X[120:], X[:120], gamma=0.1)), Z,
+                               atol=1e-10)
+
+
+def test_targets_are_one_hot_or_continuous():
+    X, y = load_diabetes(return_X_y=True)
+    reg = CSIDecomposition(gamma=0.1, rank=10).fit(X, y)
+    assert reg.prediction_error_[0] == pytest.approx(((y - y.mean()) ** 2).sum())
+    multi = CSIDecomposition(gamma=0.1, rank=10).fit(X, np.column_stack([y, -y]))
+    assert multi.prediction_error_[0] == pytest.approx(2 * ((y - y.mean()) ** 2).sum())
+    Xb, yb = load_breast_cancer(return_X_y=True)  # integer labels: two classes
+    clf = CSIDecomposition(gamma=1e-6, rank=10).fit(Xb, yb)
+    n1 = yb.mean()
+    assert clf.prediction_error_[0] == pytest.approx(2 * len(yb) * n1 * (1 - n1))
+
+
+def test_low_rank_pipelines_reach_the_full_kernel_score():
+    """LS-SVM on the CSI factor (ridge on its rows) approaches the
+    full-kernel score at a rank far below n."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    pipe = make_pipeline(CSIDecomposition(gamma=0.02, rank=20, random_state=0),
+                         RidgeClassifier(alpha=1e-2))
+    full = make_pipeline(CSIDecomposition(gamma=0.02, rank=len(X) * 2 // 3, tol=0,
+                                          random_state=0), RidgeClassifier(alpha=1e-2))
+    low, high = (cross_val_score(p, X, y, cv=3).mean() for p in (pipe, full))
+    assert low > 0.95 and low > high - 0.02
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"rank": 500}, "rank=500"),
+    ({"kappa": 1.5}, "kappa"),
+    ({"delta": -1}, "delta"),
+])
+def test_bad_parameters(kwargs, match):
+    X, y, _ = problem()
+    with pytest.raises(ValueError, match=match):
+        CSIDecomposition(**kwargs).fit(X, y)
+
+
+def test_bad_targets():
+    X, _, _ = problem()
+    with pytest.raises(ValueError, match="Unknown label type"):
+        CSIDecomposition().fit(X, np.arange(180).reshape(60, 3) % 4)
