@@ -86,7 +86,11 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
     slack : float or None, default=None
         Penalty lambda of eq. 16 on the slack of the inequality constraints:
         ``None`` (or ``inf``) for hard constraints (SKLR), a positive number
-        for the soft margin (sSKLR; the paper uses 1e5, larger is harder).
+        for the soft margin (sSKLR; larger is harder).  The slack is measured
+        in squared distances, which are O(1) for the Gaussian start (unit
+        diagonal): lambda of 10 and more (the paper's 1e5) behaves like hard
+        constraints here, lambda around 0.3-1 tolerates wrong triplets (see
+        ``examples/plot_sklr_noise.py``).
     equality_slack : float or None, default=None
         The same for the equality ("don't know") constraints.
     n_triplets : int, default=None
