@@ -1,8 +1,11 @@
 """CSI and plain incomplete Cholesky: exactness, the compiled steps, the estimator."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Ridge, RidgeClassifier
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import cross_val_score
@@ -10,9 +13,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_bregman import CSIDecomposition
+from sklearn_bregman import (
+    CSIDecomposition,
+    DefiniteBoost,
+    LogDetKernelLearner,
+    VonNeumannKernelLearner,
+)
 from sklearn_bregman._engine._csi import qr_append, swap_pivots
-from sklearn_bregman.csi import cholesky_side_information
+from sklearn_bregman.csi import cholesky_side_information, side_information
 from tests.oracles import csi_reference
 
 
@@ -219,3 +227,43 @@ def test_bad_targets():
     X, _, _ = problem()
     with pytest.raises(ValueError, match="Unknown label type"):
         CSIDecomposition().fit(X, np.arange(180).reshape(60, 3) % 4)
+
+
+# ---------------------------------------------------------------------------
+# CSI as the initial factor of the kernel learners
+# ---------------------------------------------------------------------------
+
+@parametrize_with_checks([
+    LogDetKernelLearner(kernel="rbf", rank=5, low_rank="csi", random_state=0),
+    DefiniteBoost(kernel="rbf", rank=5, low_rank="csi", n_constraints=20,
+                  random_state=0),
+])
+def test_learners_with_csi_start_are_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+@pytest.mark.parametrize("cls", [LogDetKernelLearner, VonNeumannKernelLearner,
+                                 DefiniteBoost])
+def test_learners_start_from_the_csi_factor(cls):
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    y_semi = y.copy()
+    y_semi[::3] = -1
+    kw = {"n_constraints": 60} if cls is DefiniteBoost else {}
+    learner = cls(kernel="rbf", gamma=0.1, rank=12, low_rank="csi", random_state=0,
+                  **kw).fit(X, y_semi)
+    Y = side_information(y_semi)  # unlabeled rows carry no side information
+    assert np.all(Y[y_semi == -1] == 0) and Y.shape[1] == 3
+    res = cholesky_side_information(
+        lambda p: rbf_kernel(X, X[p:p + 1], gamma=0.1)[:, 0], np.ones(len(X)), Y,
+        max_rank=12, tol=1e-6)
+    np.testing.assert_array_equal(learner.pivots_, res.pivots)
+    assert learner.rank_ == 12
+
+
+def test_csi_start_needs_labels():
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(ValueError, match="requires y"):
+        LogDetKernelLearner(kernel="rbf", low_rank="csi").fit(X, constraints=[[0, 1, 1]])

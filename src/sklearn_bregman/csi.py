@@ -42,7 +42,7 @@ from ._engine._csi import (
 )
 from .lowrank import KERNELS, _kernel_params, kernel_columns, kernel_diagonal
 
-__all__ = ["CSIDecomposition", "cholesky_side_information"]
+__all__ = ["CSIDecomposition", "cholesky_side_information", "side_information"]
 
 #: A residual diagonal below this share of the largest one is numerically zero.
 _FLOOR = 1e-12
@@ -249,6 +249,22 @@ def _targets(y):
         f"Unknown label type: y must be class labels (integers or strings) or "
         f"floating-point responses (one or more columns); got target type {kind!r}."
     )
+
+
+def side_information(y, unlabeled=-1):
+    """One-hot class indicators with zero rows for unlabeled samples.
+
+    The side information of CSI when it starts a kernel learner from labels
+    (``low_rank='csi'``): samples labelled ``unlabeled`` carry none.
+    """
+    y = np.asarray(y)
+    labeled = np.ones(y.shape[0], bool) if unlabeled is None else y != unlabeled
+    Y = np.zeros((y.shape[0], 0))
+    if labeled.any():
+        classes, codes = np.unique(y[labeled], return_inverse=True)
+        Y = np.zeros((y.shape[0], classes.shape[0]))
+        Y[np.flatnonzero(labeled), codes] = 1.0
+    return Y
 
 
 class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

@@ -62,10 +62,12 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         "kernel_params": [dict, None],
         "rank": [Interval(Integral, 1, None, closed="left"), None],
         "factor_tol": [Interval(Real, 0, 1, closed="left")],
+        "low_rank": [StrOptions({"cholesky", "csi"})],
     }
 
     def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
-                 kernel_params=None, rank=None, factor_tol=1e-6, slack=1.0,
+                 kernel_params=None, rank=None, factor_tol=1e-6, low_rank="cholesky",
+                 slack=1.0,
                  n_constraints=None, bounds="relative", epsilon=0.25, unlabeled=-1,
                  order="random", tol=1e-3, max_iter=1000, random_state=None, verbose=0):
         self.kernel = kernel
@@ -75,6 +77,7 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         self.kernel_params = kernel_params
         self.rank = rank
         self.factor_tol = factor_tol
+        self.low_rank = low_rank
         self.slack = slack
         self.n_constraints = n_constraints
         self.bounds = bounds
@@ -110,22 +113,24 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         rng = check_random_state(self.random_state)
-        G0 = self._fit_factor(X)
+        G0 = self._fit_factor(X, y)
         pairs = resolve_pair_constraints(self, y, constraints, G0, None, X.shape[0], rng)
         result = self._learn(G0, pairs, rng)
         set_pair_fit_attributes(self, result, pairs)
         self.embedding_ = G0 @ self.components_.T
         return self
 
-    def _fit_factor(self, X):
+    def _fit_factor(self, X, y=None):
         """The initial factor G0 of the training points (sets ``factor_``,
-        ``rank_``, ``pivots_``)."""
+        ``rank_``, ``pivots_``); ``low_rank='csi'`` chooses its pivots with
+        the labels ``y``."""
         factor = LowRankFactor(
             self.kernel, self.rank, self.factor_tol,
             _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                            self.kernel_params),
+            method=self.low_rank, unlabeled=self.unlabeled,
         )
-        G0 = factor.fit(X)
+        G0 = factor.fit(X, y)
         self.factor_ = factor
         self.rank_ = factor.rank_
         self.pivots_ = factor.pivots_
@@ -222,7 +227,15 @@ class LogDetKernelLearner(_BaseKernelLearner):
     factor_tol : float, default=1e-6
         Incomplete Cholesky stops when the residual trace
         :math:`\mathrm{tr}(K_0 - G_0 G_0^T)` is below ``factor_tol`` times
-        :math:`\mathrm{tr}(K_0)`.
+        :math:`\mathrm{tr}(K_0)` (with ``low_rank='csi'``: when a step's
+        gain falls below it).
+    low_rank : {'cholesky', 'csi'}, default='cholesky'
+        Pivots of the initial factor: largest residual diagonal (pivoted
+        incomplete Cholesky), or Cholesky with side information (Bach &
+        Jordan 2005, :class:`~sklearn_bregman.CSIDecomposition`) driven by
+        the labels ``y``, which then must be passed to ``fit`` (also with
+        ``constraints``).  With 'csi' the linear kernel is factored from
+        pivots too.
     slack : float, default=1.0
         Trade-off gamma of eq. 22 (``np.inf``: hard constraints).
     n_constraints : int, default=None
@@ -434,9 +447,10 @@ class DefiniteBoost(_BaseKernelLearner):
 
     Parameters
     ----------
-    kernel, gamma, degree, coef0, kernel_params, rank, factor_tol
+    kernel, gamma, degree, coef0, kernel_params, rank, factor_tol, low_rank
         The initial kernel and its factor, as :class:`LogDetKernelLearner`
-        (unused with ``init='identity'``).
+        (unused with ``init='identity'``); ``low_rank='csi'`` picks the
+        factor's pivots with the labels (Cholesky with side information).
     n_constraints : int, default=None
         Pairs drawn from labels; ``None``: 40 c^2 for c classes.
     bounds : {'relative', 'percentile'} or (upper, lower), default='relative'
@@ -541,8 +555,9 @@ class DefiniteBoost(_BaseKernelLearner):
     }
 
     def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
-                 kernel_params=None, rank=None, factor_tol=1e-6, n_constraints=None,
-                 bounds="relative", epsilon=0.25, unlabeled=-1, selection="greedy",
+                 kernel_params=None, rank=None, factor_tol=1e-6, low_rank="cholesky",
+                 n_constraints=None, bounds="relative", epsilon=0.25, unlabeled=-1,
+                 selection="greedy",
                  projection="exact", dual_correction=True, init="kernel",
                  learning_rate=0.5, tol=1e-3, max_iter=1000, random_state=None,
                  verbose=0):
@@ -553,6 +568,7 @@ class DefiniteBoost(_BaseKernelLearner):
         self.kernel_params = kernel_params
         self.rank = rank
         self.factor_tol = factor_tol
+        self.low_rank = low_rank
         self.n_constraints = n_constraints
         self.bounds = bounds
         self.epsilon = epsilon
@@ -588,7 +604,7 @@ class DefiniteBoost(_BaseKernelLearner):
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         rng = check_random_state(self.random_state)
-        U, G_norm = self._start(X)
+        U, G_norm = self._start(X, y)
         pairs = resolve_pair_constraints(self, y, constraints, G_norm, None,
                                          X.shape[0], rng)
         generated = (np.ones(len(pairs), bool) if constraints is None
@@ -638,7 +654,7 @@ class DefiniteBoost(_BaseKernelLearner):
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=first)
         rng = check_random_state(self.random_state)
         if first:
-            U, G_norm = self._start(X)
+            U, G_norm = self._start(X, y)
             self._set_run_attributes(None, np.zeros(0), None)
         else:
             U, G_norm = self._basis, self._g_norm
@@ -689,7 +705,7 @@ class DefiniteBoost(_BaseKernelLearner):
         self.n_examples_seen_ = 0
         self.total_loss_ = 0.0
 
-    def _start(self, X):
+    def _start(self, X, y=None):
         """Set up W_1: the basis ``U``, ``log W_1`` and the factor attributes.
 
         Returns ``U`` and the trace-one-normalised initial coordinates on
@@ -702,7 +718,7 @@ class DefiniteBoost(_BaseKernelLearner):
             self.factor_, self.pivots_, self.rank_ = None, None, n
             G_norm = U / np.sqrt(n)
         else:
-            G0 = self._fit_factor(X)
+            G0 = self._fit_factor(X, y)
             U, s, Vt = _orthonormal_basis(G0)
             G_norm = G0 / np.sqrt((s**2).sum())
         log_w = np.diag(2.0 * np.log(s) - np.log((s**2).sum()))

@@ -24,6 +24,8 @@ from scipy import linalg
 from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 
+from ._engine._csi import cholesky_append
+
 __all__ = ["AdaptiveGaussian", "LowRankFactor", "kernel_diagonal", "pivoted_cholesky"]
 
 KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
@@ -133,8 +135,8 @@ def pivoted_cholesky(column, diag, max_rank, tol):
     d = np.array(diag, dtype=np.float64)
     np.maximum(d, 0.0, out=d)
     trace0 = d.sum()
-    G = np.zeros((n, max_rank))
-    pivots = np.empty(max_rank, dtype=np.intp)
+    G = np.zeros((n, max_rank), order="F")  # columns contiguous for the step
+    pivots = np.zeros(max_rank, dtype=np.intp)
     residual = [trace0]
     # pivots whose residual is below this are numerically dependent on the others
     floor = 1e-12 * max(d.max(), np.finfo(float).tiny) if n else 0.0
@@ -143,21 +145,14 @@ def pivoted_cholesky(column, diag, max_rank, tol):
         p = int(np.argmax(d))
         if d[p] <= floor:
             break
-        # a copy: column(p) may be a view of the caller's kernel matrix
-        g = np.array(column(p), dtype=np.float64).reshape(-1)
-        if k:
-            g -= G[:, :k] @ G[p, :k]
-        g /= np.sqrt(d[p])
-        g[pivots[:k]] = 0.0  # zero in exact arithmetic: keeps G[pivots] triangular
-        G[:, k] = g
-        d -= g * g
-        d[p] = 0.0
-        np.maximum(d, 0.0, out=d)
+        # compiled: G[:, k] = (K[:, p] - G[:, :k] G[p, :k]') / sqrt(d_p),
+        # d -= G[:, k]^2, zeros at the earlier pivots (G[pivots] triangular)
+        cholesky_append(G, d, np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1),
+                        k, pivots, p)
         pivots[k] = p
         k += 1
-        residual.append(d.sum())
-    G = np.ascontiguousarray(G[:, :k]) if k < max_rank else G
-    return G, pivots[:k], np.array(residual)
+        residual.append(max(float(d.sum()), 0.0))
+    return np.ascontiguousarray(G[:, :k]), pivots[:k], np.array(residual)
 
 
 class LowRankFactor:
@@ -180,6 +175,14 @@ class LowRankFactor:
         Relative residual trace at which pivoted Cholesky stops.
     params : dict
         Kernel parameters (gamma, degree, coef0, or the callable's own).
+    method : {'cholesky', 'csi'}, default='cholesky'
+        How the pivots are chosen: the largest residual diagonal, or
+        Cholesky with side information (Bach & Jordan 2005, see
+        :mod:`sklearn_bregman.csi`) with the class labels passed to ``fit``
+        (``tol`` is then CSI's: stop when a step's gain falls below).  With
+        'csi' every kernel, the linear one too, is factored from pivots.
+    unlabeled : int, str or None, default=-1
+        Label of unlabeled samples for 'csi' (no side information).
 
     Attributes (after ``fit``)
     --------------------------
@@ -190,14 +193,19 @@ class LowRankFactor:
         tr(K - G G') before the first and after each Cholesky step.
     """
 
-    def __init__(self, kernel, rank, tol, params):
+    def __init__(self, kernel, rank, tol, params, method="cholesky", unlabeled=-1):
         self.kernel = kernel
         self.rank = rank
         self.tol = tol
         self.params = params
+        self.method = method
+        self.unlabeled = unlabeled
 
-    def fit(self, X):
-        """Return G0 (n x rank_, C-contiguous) for the training points X."""
+    def fit(self, X, y=None):
+        """Return G0 (n x rank_, C-contiguous) for the training points X.
+
+        ``y`` (class labels) is only read by ``method='csi'``, which needs it.
+        """
         n, d = X.shape
         self.pivots_ = None
         self.residual_trace_ = None
@@ -207,7 +215,13 @@ class LowRankFactor:
                 "kernel='precomputed' needs a square kernel matrix in fit; got X of "
                 f"shape {X.shape}."
             )
-        if self.kernel == "linear":
+        if self.method == "csi" and y is None:
+            raise ValueError(
+                "low_rank='csi' requires y to be passed, but the target y is None: CSI "
+                "chooses the pivots with the class labels (with constraints=..., pass "
+                "the labels as y as well)."
+            )
+        if self.kernel == "linear" and self.method != "csi":
             limit = min(n, d)
             rank = limit if self.rank is None else self.rank
             self._check_rank(rank, limit, "min(n_samples, n_features)")
@@ -238,22 +252,22 @@ class LowRankFactor:
                     UserWarning,
                     stacklevel=3,
                 )
-            G, piv, res = pivoted_cholesky(lambda p: X[:, p], diag, rank, self.tol)
+            G, piv, res = self._pivots(lambda p: X[:, p], diag, rank, y)
         elif self.kernel == "adaptive_rbf":
             k0 = AdaptiveGaussian(self.params["n_neighbors"]).fit(X)
             sigma = k0.sigma_
-            G, piv, res = pivoted_cholesky(
+            G, piv, res = self._pivots(
                 lambda p: k0(X, X[p:p + 1], sigma, sigma[p:p + 1])[:, 0],
-                np.ones(n), rank, self.tol,
+                np.ones(n), rank, y,
             )
             self._adaptive = k0
             self._X_pivots = X[piv].copy()
             self._sigma_pivots = sigma[piv].copy()
         else:
             diag = kernel_diagonal(X, self.kernel, self.params)
-            G, piv, res = pivoted_cholesky(
+            G, piv, res = self._pivots(
                 lambda p: kernel_columns(X, X[p:p + 1], self.kernel, self.params)[:, 0],
-                diag, rank, self.tol,
+                diag, rank, y,
             )
             self._X_pivots = X[piv].copy()
         if G.shape[1] == 0:
@@ -267,6 +281,16 @@ class LowRankFactor:
         self.rank_ = G.shape[1]
         return G
 
+    def _pivots(self, column, diag, rank, y):
+        """G, pivots and residual traces by the chosen pivot rule."""
+        if self.method != "csi":
+            return pivoted_cholesky(column, diag, rank, self.tol)
+        from .csi import cholesky_side_information, side_information  # (circular)
+
+        res = cholesky_side_information(column, diag, side_information(y, self.unlabeled),
+                                        max_rank=rank, tol=self.tol)
+        return np.ascontiguousarray(res.G), res.pivots, res.approximation_error
+
     def _check_rank(self, rank, limit, what):
         if rank > limit:
             raise ValueError(
@@ -275,7 +299,7 @@ class LowRankFactor:
 
     def transform(self, X):
         """phi0(X): the factor's coordinates of (new) points."""
-        if self.kernel == "linear":
+        if self.kernel == "linear" and self.method != "csi":
             return X if self._map is None else X @ self._map
         if self.kernel == "precomputed":
             Kc = X[:, self.pivots_]
