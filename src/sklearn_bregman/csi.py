@@ -37,8 +37,8 @@ from ._engine._csi import (
     estimated_gains,
     lookahead_added,
     lookahead_chosen,
+    move_pivot,
     qr_append,
-    swap_pivots,
 )
 from .lowrank import KERNELS, _kernel_params, kernel_columns, kernel_diagonal
 
@@ -181,7 +181,8 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
             # a point outside the look-ahead with no residual left after it is
             # numerically in its span: it cannot be appended as a new column
             candidate = (~chosen & (dk > floor) & (used | (dadv > floor))).view(np.uint8)
-            estimated_gains(gains_est, A, dk, dadv, W, E, k0, t, lam, mu, candidate, acc)
+            estimated_gains(gains_est, A, dk, dadv, W, E, k0, t, lam, mu, candidate, acc,
+                            work)
             best = gains_est.max()
             if not np.isfinite(best):
                 break
@@ -196,8 +197,8 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
                 if extra is not None:
                     append(extra)
             pos = k0 + int(np.flatnonzero(pivots[k0:t] == p)[0])
-            for q in range(pos - 1, k0 - 1, -1):  # move p to position k0
-                swap_pivots(G, Q, R, E, W, pivots, q, t)
+            if pos > k0:  # move p to position k0 (App. A)
+                move_pivot(G, Q, R, E, W, pivots, pos, k0, t)
         if plain:
             gg = float(G[:, k0] @ G[:, k0])
             dk = dadv
@@ -215,8 +216,9 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     m = k0
     G = G[:, :m]
     if plain:
-        Gc = G - G.mean(0) if center else G
-        Q, R = linalg.qr(Gc, mode="economic")
+        Gc = G - G.mean(0) if center else G.copy(order="F")
+        Q, R = linalg.qr(Gc, mode="economic", overwrite_a=True, check_finite=False)
+        del Gc
         if y_norm > 0:  # kappa = 1 with y: the prediction errors all the same
             pred = list(y_norm - np.concatenate([[0.0], np.cumsum(((Y.T @ Q) ** 2).sum(0))]))
     else:
@@ -434,8 +436,9 @@ class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         if res.G.shape[1] == 0:
             raise ValueError("The kernel is zero on the training data: nothing to factor.")
         self.pivots_ = res.pivots
-        self.embedding_ = np.ascontiguousarray(res.G)
-        self.Q_ = np.ascontiguousarray(res.Q)
+        # column-major, as built: no copy of the n x m arrays
+        self.embedding_ = res.G
+        self.Q_ = res.Q
         self.R_ = res.R
         self.approximation_error_ = res.approximation_error
         self.prediction_error_ = res.prediction_error

@@ -89,8 +89,10 @@ def qr_append(double[::1, :] Q, double[::1, :] R, double[::1, :] E,
               bint center):
     """Column t of the QR decomposition of (centred) G, and of E = Y' Q.
 
-    Gram-Schmidt against ``Q[:, :t]`` in two passes (classical Gram-Schmidt
-    twice is orthogonal to working precision).  A column already in the span
+    Classical Gram-Schmidt against ``Q[:, :t]``, with a second pass when the
+    first one cancelled more than half of the column's norm ("twice is
+    enough": the result is then orthogonal to working precision; Giraud,
+    Langou & Rozloznik 2005).  A column already in the span
     (``R[t, t]`` below 1e-12 of its norm, e.g. a constant column once
     centred) gets ``Q[:, t] = 0`` and ``R[t, t] = 0``.
     """
@@ -98,7 +100,7 @@ def qr_append(double[::1, :] Q, double[::1, :] R, double[::1, :] E,
     cdef int d = <int> Y.shape[1]
     cdef Py_ssize_t i, j
     cdef int it
-    cdef double mean = 0.0, norm0 = 0.0, norm = 0.0
+    cdef double mean = 0.0, norm0 = 0.0, norm = 0.0, before
     cdef double* q = &Q[0, t]
     cdef double* r = &R[0, t]
     cdef double[::1] tmp = np.zeros(max(t, 1))
@@ -113,16 +115,21 @@ def qr_append(double[::1, :] Q, double[::1, :] R, double[::1, :] E,
                 q[i] -= mean
         for i in range(n):
             norm0 += q[i] * q[i]
+        norm = norm0
         for j in range(t + 1):
             r[j] = 0.0
         if t > 0:
             for it in range(2):
+                before = norm
                 _gemv(b'T', n, <int> t, 1.0, &Q[0, 0], n, q, 1, 0.0, &tmp[0], 1)
                 _gemv(b'N', n, <int> t, -1.0, &Q[0, 0], n, &tmp[0], 1, 1.0, q, 1)
                 for j in range(t):
                     r[j] += tmp[j]
-        for i in range(n):
-            norm += q[i] * q[i]
+                norm = 0.0
+                for i in range(n):
+                    norm += q[i] * q[i]
+                if norm > 0.25 * before:  # lost less than half the norm: done
+                    break
         norm = sqrt(norm)
         if norm <= 1e-12 * sqrt(norm0) or norm == 0.0:
             for i in range(n):
@@ -214,7 +221,7 @@ def estimated_gains(double[::1] out, const double[::1] A, const double[::1] dk,
                     const double[::1] dadv, const double[::1, :] W,
                     const double[::1, :] E, Py_ssize_t k0, Py_ssize_t t,
                     double lam, double mu, const unsigned char[::1] candidate,
-                    double[::1, :] acc):
+                    double[::1, :] acc, double[::1] work):
     """Estimated reduction of the cost for every point as the next pivot.
 
     Eq. 9-10 of Bach & Jordan::
@@ -224,39 +231,42 @@ def estimated_gains(double[::1] out, const double[::1] A, const double[::1] dk,
 
     with ``B_i = |W[i, k0:t]|^2`` and ``C_i = |E[:, k0:t] W[i, k0:t]'|^2``.
     Exact for the look-ahead pivots.  Points with ``candidate[i] == 0`` get
-    ``-inf``.  ``acc`` is an n x d work array.
+    ``-inf``.  ``acc`` is an n x d work array, ``work`` has length >= 2 n.
     """
     cdef int n = <int> W.shape[0]
     cdef int d = <int> E.shape[0]
     cdef int w = <int> (t - k0)
     cdef Py_ssize_t i, j, c
-    cdef double b, cc, x, nu, one = 1.0, zero = 0.0
+    cdef double x, nu, one = 1.0, zero = 0.0
+    cdef double* B = &work[0]
+    cdef double* C = &work[n]
     cdef char nt = b'N', tt = b'T'
+    cdef bint predict = w > 0 and d > 0 and mu != 0.0
     with nogil:
-        if w > 0 and d > 0 and mu != 0.0:
-            # acc = W[:, k0:t] E[:, k0:t]'  (n x d)
-            dgemm(&nt, &tt, &n, &d, &w, &one, <double*> &W[0, k0], &n,
-                  <double*> &E[0, k0], &d, &zero, &acc[0, 0], &n)
         for i in range(n):
             if not candidate[i] or dk[i] <= 0.0:
                 out[i] = -INFINITY
                 continue
             nu = dadv[i] * (2.0 * dk[i] - dadv[i])
             out[i] = lam * (A[i] + nu) / dk[i]
-        if w > 0 and d > 0 and mu != 0.0:
+        if predict:
+            # acc = W[:, k0:t] E[:, k0:t]'  (n x d); B and C column by column
+            dgemm(&nt, &tt, &n, &d, &w, &one, <double*> &W[0, k0], &n,
+                  <double*> &E[0, k0], &d, &zero, &acc[0, 0], &n)
             for i in range(n):
-                if out[i] == -INFINITY:
-                    continue
-                b = 0.0
-                for j in range(k0, t):
-                    b += W[i, j] * W[i, j]
-                if b <= 0.0:
-                    continue
-                cc = 0.0
-                for c in range(d):
+                B[i] = 0.0
+                C[i] = 0.0
+            for j in range(k0, t):
+                for i in range(n):
+                    x = W[i, j]
+                    B[i] += x * x
+            for c in range(d):
+                for i in range(n):
                     x = acc[i, c]
-                    cc += x * x
-                out[i] += mu * cc / b
+                    C[i] += x * x
+            for i in range(n):
+                if out[i] != -INFINITY and B[i] > 0.0:
+                    out[i] += mu * C[i] / B[i]
 
 
 cdef inline void _rotate_columns(double* x, double* y, Py_ssize_t n, double cs,
@@ -269,6 +279,49 @@ cdef inline void _rotate_columns(double* x, double* y, Py_ssize_t n, double cs,
         b = y[i]
         x[i] = cs * a + sn * b
         y[i] = -sn * a + cs * b
+
+
+cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
+                cnp.intp_t* pivots, Py_ssize_t n, Py_ssize_t cap, Py_ssize_t d,
+                Py_ssize_t p, Py_ssize_t t) noexcept nogil:
+    """The transposition of :func:`swap_pivots` on raw column-major arrays
+    (G, Q, W: n x cap; R: cap x cap; E: d x cap)."""
+    cdef Py_ssize_t j
+    cdef cnp.intp_t a = pivots[p], b = pivots[p + 1]
+    cdef double x, y, rho, cs, sn, r0, r1
+    pivots[p] = b
+    pivots[p + 1] = a
+    # the new first pivot row b = [x, y] -> [rho, 0]
+    x = G[b + p * n]
+    y = G[b + (p + 1) * n]
+    rho = hypot(x, y)
+    cs = x / rho
+    sn = y / rho
+    _rotate_columns(G + p * n, G + (p + 1) * n, n, cs, sn)
+    G[b + (p + 1) * n] = 0.0
+    _rotate_columns(R + p * cap, R + (p + 1) * cap, p + 2, cs, sn)
+    # R[p+1, p] != 0 now: a Givens rotation of rows p, p+1 removes it
+    x = R[p + p * cap]
+    y = R[p + 1 + p * cap]
+    rho = hypot(x, y)
+    if rho > 0.0:
+        cs = x / rho
+        sn = y / rho
+        for j in range(p, t):
+            r0 = R[p + j * cap]
+            r1 = R[p + 1 + j * cap]
+            R[p + j * cap] = cs * r0 + sn * r1
+            R[p + 1 + j * cap] = -sn * r0 + cs * r1
+        R[p + 1 + p * cap] = 0.0
+        # Q R = (Q Q2)(Q2' R) with Q2 = [[cs, -sn], [sn, cs]]; E = Y'Q and the
+        # coordinates W in the columns of Q turn with Q
+        _rotate_columns(Q + p * n, Q + (p + 1) * n, n, cs, sn)
+        for j in range(d):
+            r0 = E[j + p * d]
+            r1 = E[j + (p + 1) * d]
+            E[j + p * d] = cs * r0 + sn * r1
+            E[j + (p + 1) * d] = -sn * r0 + cs * r1
+        _rotate_columns(W + p * n, W + (p + 1) * n, n, cs, sn)
 
 
 def swap_pivots(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
@@ -287,42 +340,23 @@ def swap_pivots(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
 
     Each step is O(n); ``t`` is the number of columns in use.
     """
-    cdef Py_ssize_t n = G.shape[0], d = E.shape[0], j
-    cdef cnp.intp_t a = pivots[p], b = pivots[p + 1]
-    cdef double x, y, rho, cs, sn, r0, r1
-    if p < 0 or p + 1 >= t:
-        raise ValueError("swap_pivots: p and p + 1 must be columns in use")
+    move_pivot(G, Q, R, E, W, pivots, p + 1, p, t)
+
+
+def move_pivot(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
+               double[::1, :] E, double[::1, :] W, cnp.intp_t[::1] pivots,
+               Py_ssize_t src, Py_ssize_t dst, Py_ssize_t t):
+    """Move the pivot at position ``src`` to position ``dst < src`` by the
+    transpositions src - 1, ..., dst of :func:`swap_pivots`: O(n (src - dst)).
+    """
+    if dst < 0 or src >= t or dst > src:
+        raise ValueError("move_pivot: need 0 <= dst <= src < t")
+    cdef Py_ssize_t p
+    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1], d = E.shape[0]
+    if Q.shape[0] != n or W.shape[0] != n or Q.shape[1] != cap or W.shape[1] != cap \
+            or R.shape[0] != cap or R.shape[1] != cap or E.shape[1] != cap:
+        raise ValueError("move_pivot: G, Q, W must be n x cap, R cap x cap, E d x cap")
+    cdef double* Ep = &E[0, 0] if d > 0 else NULL
     with nogil:
-        pivots[p] = b
-        pivots[p + 1] = a
-        # new first pivot row b = [x, y] -> [rho, 0]
-        x = G[b, p]
-        y = G[b, p + 1]
-        rho = hypot(x, y)
-        cs = x / rho
-        sn = y / rho
-        _rotate_columns(&G[0, p], &G[0, p + 1], n, cs, sn)
-        G[b, p + 1] = 0.0
-        _rotate_columns(&R[0, p], &R[0, p + 1], p + 2, cs, sn)
-        # R[p+1, p] != 0 now: a Givens rotation of rows p, p+1 removes it
-        x = R[p, p]
-        y = R[p + 1, p]
-        rho = hypot(x, y)
-        if rho > 0.0:
-            cs = x / rho
-            sn = y / rho
-            for j in range(p, t):
-                r0 = R[p, j]
-                r1 = R[p + 1, j]
-                R[p, j] = cs * r0 + sn * r1
-                R[p + 1, j] = -sn * r0 + cs * r1
-            R[p + 1, p] = 0.0
-            # Q R = (Q Q2)(Q2' R) with Q2 = [[cs, -sn], [sn, cs]]
-            _rotate_columns(&Q[0, p], &Q[0, p + 1], n, cs, sn)
-            if d > 0:
-                for j in range(d):
-                    r0 = E[j, p]
-                    r1 = E[j, p + 1]
-                    E[j, p] = cs * r0 + sn * r1
-                    E[j, p + 1] = -sn * r0 + cs * r1
-            _rotate_columns(&W[0, p], &W[0, p + 1], n, cs, sn)
+        for p in range(src - 1, dst - 1, -1):
+            _swap(&G[0, 0], &Q[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t)
