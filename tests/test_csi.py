@@ -267,3 +267,20 @@ def test_csi_start_needs_labels():
     X, y = load_wine(return_X_y=True)
     with pytest.raises(ValueError, match="requires y"):
         LogDetKernelLearner(kernel="rbf", low_rank="csi").fit(X, constraints=[[0, 1, 1]])
+
+
+def test_memory_follows_the_rank_not_n():
+    """rank=None allows up to n columns; a run that stops early must not
+    have allocated anything of size n x n (buffers grow by doubling)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    X = rng.standard_normal((n, 3))
+    y = (X[:, 0] > 0).astype(int)
+    tracemalloc.start()
+    est = CSIDecomposition(gamma=0.5, tol=1e-3).fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert est.rank_ < 100
+    assert peak < 0.25 * n * n * 8  # an n x n float64 array is 128 MB

@@ -126,19 +126,13 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     if plain:
         delta = 0
     floor = _FLOOR * diag.max()
-    cap = min(n, max_rank + delta)
     d = Y.shape[1]
-    G = np.zeros((n, cap), order="F")
-    Q = np.zeros((n, cap), order="F")
-    W = np.zeros((n, cap), order="F")
-    R = np.zeros((cap, cap), order="F")
-    E = np.zeros((d, cap), order="F")
+    buf = _Buffers(n, d, min(n, max_rank + delta), delta, plain)
     acc = np.zeros((n, max(d, 1)), order="F")
-    work = np.empty(2 * n + cap)
+    work = np.empty(2 * n + delta + 2)
     dadv = diag.copy()  # residual after all t columns
     dk = diag.copy()    # residual after the chosen k0 columns
     A = np.zeros(n)
-    pivots = np.zeros(cap, dtype=np.intp)
     used = np.zeros(n, dtype=bool)      # among the t columns
     chosen = np.zeros(n, dtype=bool)    # among the first k0
     gains_est = np.empty(n)
@@ -146,12 +140,14 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
 
     def append(p):
         nonlocal t
-        cholesky_append(G, dadv, np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1),
-                        t, pivots, p)
+        buf.ensure(t)
+        cholesky_append(buf.G, dadv,
+                        np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1),
+                        t, buf.pivots, p)
         if not plain:  # (plain: the QR is done once at the end)
-            qr_append(Q, R, E, Y, G, t, center)
-            lookahead_added(A, W, G, R, k0, t, work)
-        pivots[t] = p
+            qr_append(buf.Q, buf.R, buf.E, Y, buf.G, t, center)
+            lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work)
+        buf.pivots[t] = p
         used[p] = True
         t += 1
 
@@ -164,7 +160,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     approx = [trace]
     pred = [y_norm]
     gains = []
-    while t < delta and t < cap:  # the first look-ahead steps
+    while t < delta and t < buf.limit:  # the first look-ahead steps
         p = classical()
         if p is None:
             break
@@ -181,31 +177,31 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
             # a point outside the look-ahead with no residual left after it is
             # numerically in its span: it cannot be appended as a new column
             candidate = (~chosen & (dk > floor) & (used | (dadv > floor))).view(np.uint8)
-            estimated_gains(gains_est, A, dk, dadv, W, E, k0, t, lam, mu, candidate, acc,
-                            work)
+            estimated_gains(gains_est, A, dk, dadv, buf.W, buf.E, k0, t, lam, mu, candidate,
+                            acc, work)
             best = gains_est.max()
             if not np.isfinite(best):
                 break
             ties = np.flatnonzero(gains_est >= best - 1e-12 * abs(best))
             p = int(ties[0] if ties.size == 1 else rng.choice(ties))
             if not used[p]:
-                if t == cap:
+                if t == buf.limit:
                     break
                 append(p)
-            elif t < cap:  # keep delta columns ahead: the classical pivot
+            elif t < buf.limit:  # keep delta columns ahead: the classical pivot
                 extra = classical()
                 if extra is not None:
                     append(extra)
-            pos = k0 + int(np.flatnonzero(pivots[k0:t] == p)[0])
+            pos = k0 + int(np.flatnonzero(buf.pivots[k0:t] == p)[0])
             if pos > k0:  # move p to position k0 (App. A)
-                move_pivot(G, Q, R, E, W, pivots, pos, k0, t)
+                move_pivot(buf.G, buf.Q, buf.R, buf.E, buf.W, buf.pivots, pos, k0, t)
         if plain:
-            gg = float(G[:, k0] @ G[:, k0])
+            gg = float(buf.G[:, k0] @ buf.G[:, k0])
             dk = dadv
         else:
-            gg = lookahead_chosen(A, dk, G, k0, t, work)
-        chosen[pivots[k0]] = True
-        qy = float((E[:, k0] ** 2).sum())
+            gg = lookahead_chosen(A, dk, buf.G, k0, t, work)
+        chosen[buf.pivots[k0]] = True
+        qy = float((buf.E[:, k0] ** 2).sum()) if d else 0.0
         k0 += 1
         approx.append(max(float(dk.sum()), 0.0))
         pred.append(max(pred[-1] - qy, 0.0))
@@ -214,7 +210,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         if gain < tol:
             break
     m = k0
-    G = G[:, :m]
+    G, Q, R, pivots = buf.G[:, :m], buf.Q, buf.R, buf.pivots
     if plain:
         Gc = G - G.mean(0) if center else G.copy(order="F")
         Q, R = linalg.qr(Gc, mode="economic", overwrite_a=True, check_finite=False)
@@ -227,6 +223,53 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
                      approximation_error=np.array(approx),
                      prediction_error=np.maximum(np.array(pred), 0.0),
                      gains=np.array(gains))
+
+
+class _Buffers:
+    """The column-major arrays of a CSI run, grown by doubling as columns come.
+
+    G, Q, W are n x cap, R cap x cap, E d x cap, pivots cap; ``limit`` is
+    the most columns a run may use (min(n, max_rank + delta)).  Starting
+    small and doubling keeps the memory at O(n (m + delta)) for a run that
+    stops at rank m, whatever ``max_rank`` (n by default) allows.  Plain
+    incomplete Cholesky only needs G.
+    """
+
+    def __init__(self, n, d, limit, delta, plain):
+        self.n, self.d, self.limit, self.plain = n, d, limit, plain
+        self.cap = 0
+        cap = delta + 64
+        cap = limit if limit <= 2 * cap else cap  # one growth saved is worth it
+        self.G = np.zeros((n, 0), order="F")
+        self.Q = np.zeros((n, 0), order="F")
+        self.W = np.zeros((n, 0), order="F")
+        self.R = np.zeros((0, 0), order="F")
+        self.E = np.zeros((d, 0), order="F")
+        self.pivots = np.zeros(0, dtype=np.intp)
+        self._resize(cap)
+
+    def ensure(self, t):
+        """Room for column t."""
+        if t >= self.cap:
+            self._resize(min(self.limit, max(2 * self.cap, t + 1)))
+
+    def _resize(self, cap):
+        def grow(a, rows, square=False):
+            out = np.zeros((cap if square else rows, cap), order="F")
+            out[:a.shape[0], :a.shape[1]] = a
+            return out
+
+        old = self.cap
+        self.G = grow(self.G, self.n)
+        if not self.plain:
+            self.Q = grow(self.Q, self.n)
+            self.W = grow(self.W, self.n)
+            self.R = grow(self.R, cap, square=True)
+            self.E = grow(self.E, self.d)
+        pivots = np.zeros(cap, dtype=np.intp)
+        pivots[:old] = self.pivots
+        self.pivots = pivots
+        self.cap = cap
 
 
 def _targets(y):
