@@ -144,6 +144,31 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
     return n_satisfied, n_skipped, n_moved, n_evals, n_krylov
 
 
+cdef class _Tridiagonal:
+    """A Krylov workspace holding a given tridiagonal T (diagonal ``a``,
+    off-diagonal ``b``, one shorter) as an exhausted Lanczos run with
+    ``|v|^2 = nv2``: what the test hooks below evaluate on."""
+    cdef double[:, ::1] Q, small
+    cdef double[::1] w
+    cdef vn_work W
+
+    def __cinit__(self, const double[::1] a, const double[::1] b, double nv2):
+        cdef Py_ssize_t k = a.shape[0], t
+        if k < 1 or b.shape[0] != k - 1:
+            raise ValueError("a must be non-empty and b one shorter")
+        self.Q = np.zeros((k, 1))
+        self.small = np.zeros((VN_SMALL_ROWS, k))
+        self.w = np.zeros(1)
+        vn_work_init(&self.W, 1, k, &self.Q[0, 0], &self.small[0, 0], &self.w[0])
+        for t in range(k):
+            self.W.a[t] = a[t]
+        for t in range(k - 1):
+            self.W.b[t] = b[t]
+        self.W.k = k
+        self.W.nv2 = nv2
+        self.W.exhausted = 1
+
+
 def _tridiagonal_rule(const double[::1] a, const double[::1] b, double nv2, double x):
     """Test hook: the small problem of a projection, two ways.
 
@@ -156,24 +181,10 @@ def _tridiagonal_rule(const double[::1] a, const double[::1] b, double nv2, doub
     -------
     secular, ql : float
     """
+    cdef _Tridiagonal T = _Tridiagonal(a, b, nv2)
     cdef Py_ssize_t k = a.shape[0]
-    if k < 1 or b.shape[0] != k - 1:
-        raise ValueError("a must be non-empty and b one shorter")
-    cdef double[:, ::1] Q = np.zeros((k, 1))
-    cdef double[:, ::1] small = np.zeros((VN_SMALL_ROWS, k))
-    cdef double[::1] w = np.zeros(1)
-    cdef vn_work W
-    vn_work_init(&W, 1, k, &Q[0, 0], &small[0, 0], &w[0])
-    cdef Py_ssize_t t
-    for t in range(k):
-        W.a[t] = a[t]
-    for t in range(k - 1):
-        W.b[t] = b[t]
-    W.k = k
-    W.nv2 = nv2
-    W.exhausted = 1
-    cdef double sec = vn_gauss_secular(&W, &W.cur, k, x, NULL) + log(nv2)
-    cdef double ql = vn_gauss(&W, k, x, NULL) + log(nv2)
+    cdef double sec = vn_gauss_secular(&T.W, &T.W.cur, k, x, NULL) + log(nv2)
+    cdef double ql = vn_gauss(&T.W, k, x, NULL) + log(nv2)
     return sec, ql
 
 
@@ -187,26 +198,12 @@ def _tridiagonal_slope(const double[::1] a, const double[::1] b, double nv2, dou
     -------
     secular, ql : float
     """
+    cdef _Tridiagonal T = _Tridiagonal(a, b, nv2)
     cdef Py_ssize_t k = a.shape[0]
-    if k < 1 or b.shape[0] != k - 1:
-        raise ValueError("a must be non-empty and b one shorter")
-    cdef double[:, ::1] Q = np.zeros((k, 1))
-    cdef double[:, ::1] small = np.zeros((VN_SMALL_ROWS, k))
-    cdef double[::1] w = np.zeros(1)
-    cdef vn_work W
-    vn_work_init(&W, 1, k, &Q[0, 0], &small[0, 0], &w[0])
-    cdef Py_ssize_t t
-    for t in range(k):
-        W.a[t] = a[t]
-    for t in range(k - 1):
-        W.b[t] = b[t]
-    W.k = k
-    W.nv2 = nv2
-    W.exhausted = 1
     cdef double sec = 0.0
-    vn_eval(&W, x, NULL, NULL, &sec)
-    vn_gauss(&W, k, x, NULL)
-    cdef double ql = vn_dlog_rule(W.d, W.e, W.z1, k, nv2)
+    vn_eval(&T.W, x, NULL, NULL, &sec)
+    vn_gauss(&T.W, k, x, NULL)
+    cdef double ql = vn_dlog_rule(T.W.d, T.W.e, T.W.z1, k, nv2)
     return sec, ql
 
 
