@@ -87,9 +87,10 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     diag : ndarray of shape (n,)
         The kernel's diagonal.
     Y : ndarray of shape (n, d) or None
-        Side information (one-hot classes, or responses).  ``None`` or
-        ``delta = 0`` with ``kappa = 1`` is plain pivoted incomplete
-        Cholesky (the greedy lower-bound rule of Section 2.2).
+        Side information (one-hot classes, or responses).  ``None`` (or
+        ``kappa = 1``, or ``delta = 0``: with no look-ahead no column is
+        known in advance and the estimated gain reduces to the lower bound of
+        Section 2.2) gives plain pivoted incomplete Cholesky.
     max_rank : int
         m, the largest number of columns.
     kappa : float in [0, 1]
@@ -344,8 +345,8 @@ class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         Trade-off between approximating K (``lam = kappa / tr K``) and
         predicting Y (``mu = (1 - kappa) / tr(Y'Y)``); the paper's 0.99.
     delta : int, default=40
-        Look-ahead steps (the paper's 40); 0 with ``kappa=1`` is plain
-        incomplete Cholesky.
+        Look-ahead steps (the paper's 40); 0 (or ``kappa=1``) is plain
+        incomplete Cholesky, whatever y.
     tol : float, default=1e-4
         Stop when the true gain of a step falls below (J is normalised to 1
         at G = 0).
