@@ -719,8 +719,11 @@ def triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
     >>> from sklearn_bregman.constraints import triplets_from_labels
     >>> y = np.repeat(np.arange(4), 5)
     >>> t = triplets_from_labels(y, 30, coarse=y % 2, random_state=0)
-    >>> t.shape, bool(np.all(y[t[:, 0]] == y[t[:, 1]]) or True)
-    ((30, 3), True)
+    >>> i, j, k = t.T
+    >>> fine = (y[i] == y[j]) & (y[k] != y[i])
+    >>> coarse = (y[i] % 2 == y[j] % 2) & (y[k] % 2 != y[i] % 2)
+    >>> t.shape, bool(np.all(fine | coarse)), bool(coarse.any() and (fine & ~coarse).any())
+    ((30, 3), True, True)
     """
     rng = check_random_state(random_state)
     y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)

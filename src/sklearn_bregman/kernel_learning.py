@@ -538,7 +538,8 @@ class DefiniteBoost(_BaseKernelLearner):
     >>> from sklearn.datasets import load_iris
     >>> from sklearn_bregman import DefiniteBoost
     >>> X, y = load_iris(return_X_y=True)
-    >>> db = DefiniteBoost(kernel="rbf", rank=20, random_state=0).fit(X, y)
+    >>> db = DefiniteBoost(kernel="rbf", rank=20, n_constraints=100,
+    ...                    random_state=0).fit(X, y)
     >>> K = db.learned_kernel(X)
     >>> round(float(K.trace()), 6)
     1.0
