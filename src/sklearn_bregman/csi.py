@@ -40,7 +40,7 @@ from ._engine._csi import (
     move_pivot,
     qr_append,
 )
-from .lowrank import KERNELS, _kernel_params, kernel_columns, kernel_diagonal
+from .lowrank import KERNELS, _kernel_params, check_precomputed, kernel_source, pivot_columns
 
 __all__ = ["CSIDecomposition", "cholesky_side_information", "side_information"]
 
@@ -457,21 +457,8 @@ class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         params = _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
                                 self.kernel_params)
         if self.kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    "kernel='precomputed' needs a square kernel matrix in fit; got X of "
-                    f"shape {X.shape}."
-                )
-            diag = np.diag(X).copy()
-
-            def column(p):
-                return X[:, p]
-        else:
-            diag = kernel_diagonal(X, self.kernel, params)
-
-            def column(p):
-                return kernel_columns(X, X[p:p + 1], self.kernel, params)[:, 0]
-
+            check_precomputed(X)
+        column, diag = kernel_source(X, self.kernel, params)
         res = cholesky_side_information(
             column, diag, Y, max_rank=n if self.rank is None else self.rank,
             kappa=self.kappa, delta=self.delta, tol=self.tol, center=self.center,
@@ -511,10 +498,7 @@ class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        if self.kernel == "precomputed":
-            Kc = X[:, self.pivots_]
-        else:
-            Kc = kernel_columns(X, self._X_pivots, self.kernel, self._params)
+        Kc = pivot_columns(X, self.kernel, self._params, self._X_pivots, self.pivots_)
         return linalg.solve_triangular(self._L, Kc.T, lower=True).T
 
     @property

@@ -104,6 +104,36 @@ def kernel_diagonal(X, kernel, params):
                      for i in range(n)])
 
 
+def check_precomputed(X):
+    """A precomputed training kernel must be a square, symmetric matrix."""
+    if X.shape[0] != X.shape[1]:
+        raise ValueError(
+            "kernel='precomputed' needs a square kernel matrix in fit; got X of "
+            f"shape {X.shape}."
+        )
+    scale = max(np.abs(np.diag(X)).max(), 1.0)
+    if not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * scale):
+        raise ValueError("kernel='precomputed': X must be a symmetric kernel matrix.")
+
+
+def kernel_source(X, kernel, params):
+    """``(column, diag)`` of the training kernel, without forming it:
+    ``column(p)`` is K[:, p] and ``diag`` the diagonal (X itself for
+    'precomputed', checked by :func:`check_precomputed` first)."""
+    if kernel == "precomputed":
+        return (lambda p: X[:, p]), np.diag(X).copy()
+    return ((lambda p: kernel_columns(X, X[p:p + 1], kernel, params)[:, 0]),
+            kernel_diagonal(X, kernel, params))
+
+
+def pivot_columns(X, kernel, params, X_pivots, pivots):
+    """k(X, X_pivots): kernel values of (new) points against the pivots (for
+    'precomputed', X holds kernel values against all training points)."""
+    if kernel == "precomputed":
+        return X[:, pivots]
+    return kernel_columns(X, X_pivots, kernel, params)
+
+
 def pivoted_cholesky(column, diag, max_rank, tol):
     """Pivoted incomplete Cholesky from kernel columns.
 
@@ -210,11 +240,8 @@ class LowRankFactor:
         self.pivots_ = None
         self.residual_trace_ = None
         self._map = None
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                "kernel='precomputed' needs a square kernel matrix in fit; got X of "
-                f"shape {X.shape}."
-            )
+        if self.kernel == "precomputed":
+            check_precomputed(X)
         if self.method == "csi" and y is None:
             raise ValueError(
                 "low_rank='csi' requires y to be passed, but the target y is None: CSI "
@@ -237,23 +264,7 @@ class LowRankFactor:
         limit = n
         rank = min(n, 100) if self.rank is None else self.rank
         self._check_rank(rank, limit, "n_samples")
-        if self.kernel == "precomputed":
-            diag = np.diag(X).copy()
-            scale = max(np.abs(diag).max(), 1.0)
-            if not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * scale):
-                raise ValueError(
-                    "kernel='precomputed': X must be a symmetric kernel matrix."
-                )
-            if np.any(diag < 0):
-                warnings.warn(
-                    "kernel='precomputed': the kernel matrix has negative diagonal "
-                    "entries, so it is not positive semi-definite; incomplete Cholesky "
-                    "factors only its positive part.",
-                    UserWarning,
-                    stacklevel=3,
-                )
-            G, piv, res = self._pivots(lambda p: X[:, p], diag, rank, y)
-        elif self.kernel == "adaptive_rbf":
+        if self.kernel == "adaptive_rbf":
             k0 = AdaptiveGaussian(self.params["n_neighbors"]).fit(X)
             sigma = k0.sigma_
             G, piv, res = self._pivots(
@@ -264,12 +275,17 @@ class LowRankFactor:
             self._X_pivots = X[piv].copy()
             self._sigma_pivots = sigma[piv].copy()
         else:
-            diag = kernel_diagonal(X, self.kernel, self.params)
-            G, piv, res = self._pivots(
-                lambda p: kernel_columns(X, X[p:p + 1], self.kernel, self.params)[:, 0],
-                diag, rank, y,
-            )
-            self._X_pivots = X[piv].copy()
+            column, diag = kernel_source(X, self.kernel, self.params)
+            if self.kernel == "precomputed" and np.any(diag < 0):
+                warnings.warn(
+                    "kernel='precomputed': the kernel matrix has negative diagonal "
+                    "entries, so it is not positive semi-definite; incomplete Cholesky "
+                    "factors only its positive part.",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            G, piv, res = self._pivots(column, diag, rank, y)
+            self._X_pivots = None if self.kernel == "precomputed" else X[piv].copy()
         if G.shape[1] == 0:
             raise ValueError(
                 "The initial kernel is zero on the training data (no pivot with a "
@@ -301,13 +317,11 @@ class LowRankFactor:
         """phi0(X): the factor's coordinates of (new) points."""
         if self.kernel == "linear" and self.method != "csi":
             return X if self._map is None else X @ self._map
-        if self.kernel == "precomputed":
-            Kc = X[:, self.pivots_]
-        elif self.kernel == "adaptive_rbf":
+        if self.kernel == "adaptive_rbf":
             Kc = self._adaptive(X, self._X_pivots, self._adaptive.bandwidth(X),
                                 self._sigma_pivots)
         else:
-            Kc = kernel_columns(X, self._X_pivots, self.kernel, self.params)
+            Kc = pivot_columns(X, self.kernel, self.params, self._X_pivots, self.pivots_)
         # phi0(x) = k(x, pivots) L^-T  <=>  L phi0(x)' = k(pivots, x)
         return linalg.solve_triangular(self._L, Kc.T, lower=True).T
 
@@ -385,14 +399,7 @@ class SpectralFactor:
         """Return G0 (n x rank_, C-contiguous) for the training points X."""
         n = X.shape[0]
         if self.kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    "kernel='precomputed' needs a square kernel matrix in fit; got X of "
-                    f"shape {X.shape}."
-                )
-            scale = max(np.abs(np.diag(X)).max(), 1.0)
-            if not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * scale):
-                raise ValueError("kernel='precomputed': X must be a symmetric kernel matrix.")
+            check_precomputed(X)
         self._X = X
         if self.kernel == "adaptive_rbf":
             self._adaptive = AdaptiveGaussian(self.params["n_neighbors"]).fit(X)
