@@ -279,7 +279,7 @@ def test_partial_fit_checks_its_input(iris):
         db.partial_fit(X, distances=[[0, 1]])
     with pytest.raises(ValueError, match="row indices"):
         db.partial_fit(X, distances=[[0, 150, 0.1]])
-    with pytest.raises(ValueError, match="non-negative"):
+    with pytest.raises(ValueError, match=r"lie in \[0, 2\]; row 0 has -0.1"):
         db.partial_fit(X, distances=[[0, 1, -0.1]])
     # it continues from fit's solution
     db = DefiniteBoost(kernel="rbf", rank=10, n_constraints=20, random_state=0).fit(X, y)

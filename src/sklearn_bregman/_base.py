@@ -70,8 +70,9 @@ def set_pair_fit_attributes(estimator, result, pairs):
     """The fitted attributes every pair-constraint learner shares.
 
     ``metric_`` (the learned r x r matrix), ``components_`` (L with
-    ``metric_ = L' L``), ``constraints_``, ``dual_coef_``, ``n_iter_`` and
-    ``converged_``, from a :class:`~sklearn_bregman._engine.ProjectionResult`.
+    ``metric_ = L' L``), ``constraints_``, ``dual_coef_``, ``n_iter_``,
+    ``converged_`` and ``max_violation_``, from a
+    :class:`~sklearn_bregman._engine.ProjectionResult`.
     """
     estimator.metric_ = result.M
     estimator.components_ = components_from_metric(result.M)
@@ -79,3 +80,4 @@ def set_pair_fit_attributes(estimator, result, pairs):
     estimator.dual_coef_ = result.dual
     estimator.n_iter_ = result.n_iter
     estimator.converged_ = result.converged
+    estimator.max_violation_ = result.max_violation

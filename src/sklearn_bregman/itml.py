@@ -77,7 +77,11 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         tol=1e-7 on 5,000 constraints, see the README).
     tol : float, default=1e-3
         Stop when the relative L1 change of the dual variables over a sweep,
-        ``|nu - nu_old|_1 / (|nu|_1 + |nu_old|_1)``, falls below ``tol``.
+        ``|nu - nu_old|_1 / (|nu|_1 + |nu_old|_1)``, falls below ``tol``
+        (ITML's rule) and the optimality conditions hold to ``tol``: every
+        constraint within ``tol`` of its target, relative to it (the bound
+        when hard, the slack target when soft), and every positive dual on
+        an active constraint.
     max_iter : int, default=1000
         Maximum number of sweeps over the constraints.
     random_state : int, RandomState instance or None, default=None
@@ -103,7 +107,16 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     n_iter_ : int
         Sweeps run.
     converged_ : bool
-        Whether ``tol`` was reached before ``max_iter``.
+        Whether the optimality conditions held to ``tol`` before
+        ``max_iter`` (see ``tol``).  Hard constraints (``slack=np.inf``)
+        that no metric satisfies all at once end with ``converged_=False``
+        and a ConvergenceWarning that says how many are violated and by
+        how much.
+    max_violation_ : float
+        Largest relative violation of a constraint at the end,
+        ``max_c max(0, sign_c (d_c - t_c)) / t_c`` with ``t_c`` the bound
+        (hard) or the slack target (soft); at most ``tol`` when
+        ``converged_``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Defined only when ``X`` has string feature names.

@@ -39,7 +39,13 @@ from ._base import (
 from ._engine import definiteboost, pair_projections
 from .constraints import check_pairs
 from ._engine._definiteboost import meg_steps
-from ._engine._driver import check_similar_bounds, renormalise_log_trace
+from ._engine._driver import (
+    check_similar_bounds,
+    moderate_state,
+    renormalise_log_trace,
+    warn_zero_length,
+    zero_length_pairs,
+)
 from .lowrank import KERNELS, LowRankFactor, _kernel_params
 
 __all__ = ["DefiniteBoost", "LogDetKernelLearner", "VonNeumannKernelLearner"]
@@ -255,7 +261,11 @@ class LogDetKernelLearner(_BaseKernelLearner):
         converges in far fewer sweeps (measured: 26 against 65,667 sweeps to
         tol=1e-7 on 5,000 constraints, see the README).
     tol : float, default=1e-3
-        Stop when the relative L1 change of the duals over a sweep is below.
+        Stop when the relative L1 change of the duals over a sweep is below
+        ``tol`` and the optimality conditions hold to ``tol``: every
+        constraint within ``tol`` of its target, relative to it (the bound
+        when hard, the slack target when soft), and every positive dual on
+        an active constraint.
     max_iter : int, default=1000
         Maximum number of sweeps.
     random_state : int, RandomState instance or None, default=None
@@ -286,7 +296,16 @@ class LogDetKernelLearner(_BaseKernelLearner):
     n_iter_ : int
         Sweeps run.
     converged_ : bool
-        Whether ``tol`` was reached.
+        Whether the optimality conditions held to ``tol`` before
+        ``max_iter`` (see ``tol``).  Hard constraints (``slack=np.inf``)
+        that no kernel of the initial kernel's range satisfies all at once
+        end with ``converged_=False`` and a ConvergenceWarning that says
+        how many are violated and by how much.
+    max_violation_ : float
+        Largest relative violation of a constraint at the end,
+        ``max_c max(0, sign_c (d_c - t_c)) / t_c`` with ``t_c`` the bound
+        (hard) or the slack target (soft); at most ``tol`` when
+        ``converged_``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
@@ -364,6 +383,8 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
             U, pairs, np.diag(2.0 * np.log(s)), divergence="vonneumann",
             slack=self.slack, order=self.order, tol=self.tol, max_iter=self.max_iter,
             random_state=rng, verbose=self.verbose, owner=type(self).__name__,
+            # duplicates are equal rows of G0, not quite of U (rounding of the SVD)
+            skip=zero_length_pairs(G0, pairs.i, pairs.j),
         )
         result.M = _metric_from_log(result.M, s, Vt)
         self.n_evals_ = result.n_evals
@@ -518,6 +539,12 @@ class DefiniteBoost(_BaseKernelLearner):
     n_evals_ : int
         Root-finder evaluations (exact steps).
     converged_ : bool
+        Whether every relative KKT violation is at most ``tol`` (see
+        ``tol``); ``False`` with a ConvergenceWarning when ``max_iter`` runs
+        out or the constraints are proven infeasible.
+    max_violation_ : float
+        Largest relative violation of a constraint at the end,
+        ``max_j max(0, s_j (d_j - b_j)) / b_j``.
     n_examples_seen_ : int
         Examples seen by :meth:`partial_fit` (0 after ``fit``).
     total_loss_ : float
@@ -645,7 +672,9 @@ class DefiniteBoost(_BaseKernelLearner):
             them and their targets are the ``bounds`` of the initial kernel.
         distances : array-like of shape (n_examples, 3), default=None
             Rows ``(i, j, target)``: the squared distance of points i and j
-            under the trace-one kernel should be ``target``.  Visited in order.
+            (``i != j``) under the trace-one kernel should be ``target``, in
+            [0, 2] (no trace-one kernel puts two points further apart).
+            Visited in order.
 
         Returns
         -------
@@ -672,12 +701,25 @@ class DefiniteBoost(_BaseKernelLearner):
                     f"distances must have shape (n_examples, 3) with rows (i, j, target); "
                     f"got shape {ex.shape}."
                 )
-            if not np.isfinite(ex).all() or (ex[:, 2] < 0).any():
-                raise ValueError("distances: targets must be finite and non-negative.")
-            idx = ex[:, :2]
-            if (idx != np.round(idx)).any() or (idx < 0).any() or (idx >= n).any():
+            bad = np.flatnonzero(~np.isfinite(ex[:, 2]) | (ex[:, 2] < 0) | (ex[:, 2] > 2))
+            if bad.size:
                 raise ValueError(
-                    f"distances: the first two columns must be row indices in [0, {n})."
+                    "distances: targets are squared distances under a trace-one kernel, "
+                    f"which lie in [0, 2]; row {bad[0]} has {float(ex[bad[0], 2])!r}."
+                )
+            idx = ex[:, :2]
+            bad = np.flatnonzero(~np.isfinite(idx).all(1) | (idx != np.round(idx)).any(1)
+                                 | (idx < 0).any(1) | (idx >= n).any(1))
+            if bad.size:
+                raise ValueError(
+                    f"distances: the first two columns must be row indices in [0, {n}); "
+                    f"row {bad[0]} has {ex[bad[0], :2].tolist()}."
+                )
+            bad = np.flatnonzero(idx[:, 0] == idx[:, 1])
+            if bad.size:
+                raise ValueError(
+                    f"distances: row {bad[0]} joins point {int(idx[bad[0], 0])} to itself "
+                    "(i == j); its distance is 0 under every kernel."
                 )
             i, j, target = idx[:, 0].astype(np.intp), idx[:, 1].astype(np.intp), ex[:, 2]
         else:
@@ -685,9 +727,18 @@ class DefiniteBoost(_BaseKernelLearner):
             i, j, target = pairs.i, pairs.j, pairs.bound
         if U.shape[1] > 1 and len(target):
             V = np.ascontiguousarray(U[i] - U[j])
+            log_w = self._log_w.copy()
             pred = meg_steps(V, np.ascontiguousarray(target), float(self.learning_rate),
-                             self._log_w)
-            renormalise_log_trace(self._log_w)
+                             log_w)
+            if not (moderate_state(log_w, log=True) and np.isfinite(pred).all()):
+                # the one guard of every engine's state (as the sweeps)
+                raise ValueError(
+                    f"partial_fit: the MEG updates with learning_rate={self.learning_rate!r} "
+                    "drove the kernel beyond double precision; this call's updates are "
+                    "discarded. Use a smaller learning_rate."
+                )
+            renormalise_log_trace(log_w)
+            self._log_w = log_w
             self.total_loss_ += float(((pred - target) ** 2).sum())
         self.n_examples_seen_ += len(target)
         self._set_kernel_attributes()
@@ -700,6 +751,7 @@ class DefiniteBoost(_BaseKernelLearner):
         self.dual_coef_ = dual
         self.n_iter_ = result.n_iter if result else 0
         self.converged_ = result.converged if result else True
+        self.max_violation_ = result.max_violation if result else 0.0
         self.n_steps_ = result.n_projections if result else 0
         self.n_evals_ = result.n_evals if result else 0
         self.dual_objective_ = result.dual_objective if result else 0.0
@@ -738,6 +790,10 @@ class DefiniteBoost(_BaseKernelLearner):
         """
         V = U[pairs.i] - U[pairs.j]
         nv2 = np.einsum("ij,ij->i", V, V)
+        # duplicates are equal rows of G0, not quite of U (rounding of the SVD)
+        zero = zero_length_pairs(self._g_norm, pairs.i, pairs.j)
+        warn_zero_length(zero, type(self).__name__, stacklevel=4)
+        nv2[zero] = 0.0
         b, sign = pairs.bound, pairs.sign
         check_similar_bounds(pairs, np.flatnonzero(nv2 > 0))
         bad = (sign < 0) & (b >= nv2) & (b > 0)

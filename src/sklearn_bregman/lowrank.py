@@ -400,6 +400,10 @@ class SpectralFactor:
         n = X.shape[0]
         if self.kernel == "precomputed":
             check_precomputed(X)
+        else:
+            # transform reads the training points: own them, so that a caller
+            # who changes their array after fit does not change the map
+            X = X.copy()
         self._X = X
         if self.kernel == "adaptive_rbf":
             self._adaptive = AdaptiveGaussian(self.params["n_neighbors"]).fit(X)

@@ -105,7 +105,11 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
     max_iter : int, default=100
         Maximum passes over the constraints.
     tol : float, default=1e-3
-        Stop when the relative L1 change of the duals over a pass is below.
+        Stop when the relative L1 change of the duals over a pass is below
+        ``tol`` and the optimality conditions hold to ``tol``: every
+        constraint within ``tol`` of its target relative to
+        :math:`\gamma^2 d(i, j) + d(i, k)`, and every positive dual on an
+        active constraint.
     random_state : int, RandomState instance or None, default=None
         Seeds the triplet draw, the randomized eigensolver, the order and
         the k-means.
@@ -144,6 +148,14 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
     n_iter_ : int
         Passes over the constraints.
     converged_ : bool
+        Whether the optimality conditions hold to ``tol`` (see ``tol``).
+        Hard triplets that contradict each other cannot all hold: the fit
+        then ends with ``converged_=False`` and a ConvergenceWarning that
+        says how many are violated.
+    max_violation_ : float
+        Largest relative violation of a constraint at the end, against its
+        target (0 for hard constraints, the slack ``slack_`` for soft
+        ones); at most ``tol`` when ``converged_``.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
 
@@ -259,10 +271,11 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
             self.metric_ = result.M
             self.dual_coef_, self.slack_ = result.dual, result.slack_target
             self.n_iter_, self.converged_ = result.n_iter, result.converged
+            self.max_violation_ = result.max_violation
         else:  # no side information: the initial kernel
             self.metric_ = np.eye(r)
             self.dual_coef_ = self.slack_ = np.zeros(0)
-            self.n_iter_, self.converged_ = 0, True
+            self.n_iter_, self.converged_, self.max_violation_ = 0, True, 0.0
         self.components_ = components_from_metric(self.metric_)
         self.embedding_ = G0 @ self.components_.T
         # kernel k-means on K = E E' is k-means on the rows of E

@@ -55,6 +55,11 @@ class ProjectionResult:
         Projections that moved the state.
     dual_objective : float
         DefiniteBoost only: the dual objective (Tsuda et al. eq. 9) at the end.
+    max_violation : float
+        Largest relative violation of a constraint at the end, against its
+        bound (hard) or its slack target (soft); 0 when every one holds.
+    n_violated : int
+        Constraints violated by more than ``tol`` (relative) at the end.
     """
 
     M: np.ndarray
@@ -67,6 +72,8 @@ class ProjectionResult:
     n_evals: int = 0
     n_projections: int = 0
     dual_objective: float = 0.0
+    max_violation: float = 0.0
+    n_violated: int = 0
 
 
 def dual_change(nu, nu_old):
@@ -82,7 +89,8 @@ def dual_change(nu, nu_old):
 
 def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
                      order="cyclic", tol=1e-3, max_iter=1000, random_state=None,
-                     verbose=0, owner="Bregman projections", dual_correction=True):
+                     verbose=0, owner="Bregman projections", dual_correction=True,
+                     skip=None):
     """Minimise a Bregman matrix divergence to ``M0`` under pair constraints.
 
     Solves (JMLR 2009, eq. 4 with slack eq. 22, on the r x r state)::
@@ -111,7 +119,8 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
         Visit the constraints in their given order every sweep, or in a new
         random order each sweep.
     tol : float, default=1e-3
-        Stop when the dual change of a sweep falls below ``tol``.
+        Stop when the dual change of a sweep falls below ``tol`` and the
+        optimality conditions hold to ``tol`` (:func:`pair_residuals`).
     max_iter : int, default=1000
         Maximum number of sweeps.
     random_state : int, RandomState instance or None
@@ -124,6 +133,10 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
         Bregman's method for inequalities (JMLR 2009, Section 3.4).  ``False``
         projects onto each constraint's equality at every visit, the mistake
         App. B describes; it exists to demonstrate it.
+    skip : ndarray of shape (c,), bool, default=None
+        Zero-length pairs, if the caller knows them better than ``G`` does
+        (``G`` in an orthonormal basis carries the rounding of the change of
+        basis); ``None``: :func:`zero_length_pairs` of ``G``.
 
     Returns
     -------
@@ -135,21 +148,16 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     c = len(constraints)
 
     # Zero-length pairs cannot be moved by any M: skip them once, up front.
-    skipped = pair_sqdist(G, constraints.i, constraints.j) == 0.0
-    n_skipped = int(skipped.sum())
-    if n_skipped:
-        warnings.warn(
-            f"{owner}: {n_skipped} of {c} constraints join two identical points "
-            "(zero distance under every metric); they are skipped.",
-            UserWarning,
-            stacklevel=3,
-        )
+    skipped = (zero_length_pairs(G, constraints.i, constraints.j) if skip is None
+               else np.asarray(skip, dtype=bool).copy())
+    warn_zero_length(skipped, owner, stacklevel=4)
     active = np.flatnonzero(~skipped).astype(np.intp)
     check_similar_bounds(constraints, active)
 
     sweep = SWEEPS[divergence]
     nu = np.zeros(c)
     xi = constraints.bound.copy()
+    hard = bool(np.isinf(slack))
 
     def run(visit):
         return sweep(
@@ -157,70 +165,225 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
             xi, nu, M, visit, float(slack), REPORT_RTOL, bool(dual_correction),
         )
 
-    n_iter, converged, history, n_evals, n_moved = sweep_until_settled(
+    def residuals(state):
+        return pair_residuals(G, constraints, state, nu, xi, skipped,
+                              log_state=divergence == "vonneumann", tol=tol)
+
+    n_iter, converged, history, n_evals, n_moved, res = sweep_until_settled(
         run, M, nu, active, order=order, tol=tol, max_iter=max_iter, rng=rng,
-        verbose=verbose, owner=owner,
-        advice="use a finite slack if the constraints may be infeasible",
+        verbose=verbose, owner=owner, residuals=residuals,
+        log_state=divergence == "vonneumann",
+        advice=_SLACK_ADVICE if hard else None,
     )
     return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
                             converged=converged, skipped=skipped, history=history,
-                            n_evals=n_evals, n_projections=n_moved)
+                            n_evals=n_evals, n_projections=n_moved,
+                            max_violation=res.max_violation, n_violated=res.n_violated)
 
 
-#: ``sweep_until_settled(..., diverged=...)``: a state whose entries grow past
-#: this (or its inverse's, through the diagonal) has left double precision's
-#: comfortable range; hard constraints that contradict each other get there.
+#: Advice of the warnings when hard constraints are not all met.
+_SLACK_ADVICE = ("the hard constraints (slack=inf) may be infeasible: no kernel of the "
+                 "initial kernel's range satisfies them all. Use a finite slack, fewer "
+                 "constraints (n_constraints) or looser bounds (bounds, epsilon)")
+
+#: Two points whose squared distance in the factor is at most this share of the
+#: largest squared row norm (the largest initial kernel diagonal) coincide:
+#: kernel-derived distances carry absolute rounding errors of about eps times
+#: that scale, so a pair below it has no direction any projection could use.
+ZERO_LENGTH_RTOL = 1e-12
+
+
+def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL):
+    """Pairs whose points coincide in ``G`` (to ``rtol`` of its scale).
+
+    One test for every learner: duplicate rows, and rows that differ only
+    by rounding (e.g. after an orthonormal change of basis).
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, r)
+    i, j : ndarray of shape (c,)
+    rtol : float
+        Relative to ``max_k |g_k|^2``.
+
+    Returns
+    -------
+    ndarray of shape (c,), bool
+    """
+    d = pair_sqdist(G, i, j)
+    return d <= rtol * _scale(G)
+
+
+def warn_zero_length(skipped, owner, stacklevel):
+    """The one warning about zero-length pairs left out (if there are any)."""
+    n_skipped = int(np.count_nonzero(skipped))
+    if n_skipped:
+        warnings.warn(
+            f"{owner}: {n_skipped} of {skipped.shape[0]} constraints join two identical "
+            "points (they coincide in the initial kernel's feature space: zero "
+            "distance under every learned kernel); they are skipped.",
+            UserWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _scale(G):
+    """Largest squared row norm of ``G``, in blocks (no copy of G)."""
+    scale = 0.0
+    for start in range(0, G.shape[0], 8192):
+        B = G[start:start + 8192]
+        scale = max(scale, float(np.einsum("ij,ij->i", B, B).max(initial=0.0)))
+    return scale
+
+
+@dataclass
+class Residuals:
+    """How far a state is from the optimality (KKT) conditions.
+
+    Every constraint is read as ``sign * (d - t) <= 0`` with ``d`` its
+    squared distance (or ``g`` of a triplet row) and ``t`` its target (the
+    bound when hard, the slack target when soft).  At the optimum it holds
+    (primal feasibility) and a positive dual variable forces equality
+    (complementary slackness); stationarity holds for every iterate by the
+    form of the updates.
+
+    Attributes
+    ----------
+    violation : ndarray of shape (c,)
+        ``max(0, sign * (d - t)) / scale``: relative primal violation.
+    complementarity : ndarray of shape (c,)
+        For a positive dual: ``min(|d - t| / scale, dual * w)`` with ``w``
+        the constraint's scale in the update, so that a dual too small to
+        move anything does not count; 0 otherwise.
+    tol : float
+        Violations above ``tol`` are counted in ``n_violated``.
+    """
+
+    violation: np.ndarray
+    complementarity: np.ndarray
+    tol: float
+    detail: object = None
+
+    @property
+    def max_violation(self):
+        return float(self.violation.max(initial=0.0))
+
+    @property
+    def worst(self):
+        """The KKT residual: the larger of both parts."""
+        return max(self.max_violation, float(self.complementarity.max(initial=0.0)))
+
+    @property
+    def n_violated(self):
+        return int(np.count_nonzero(self.violation > self.tol))
+
+
+def _sym_exp(L):
+    """``exp(L)`` of a symmetric matrix by its eigendecomposition."""
+    w, Q = linalg.eigh(L)
+    return (Q * np.exp(w)) @ Q.T
+
+
+def pair_residuals(G, constraints, M, nu, xi, skipped, *, log_state=False, tol=1e-3):
+    """KKT residuals of pair constraints at the state ``M``.
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, r)
+    constraints : PairConstraints
+    M : ndarray of shape (r, r)
+        The state (``log X`` when ``log_state``).
+    nu, xi : ndarray of shape (c,)
+        Duals and slack targets (the bounds when hard).
+    skipped : ndarray of shape (c,), bool
+        Constraints left out (zero-length pairs): residual 0.
+    log_state : bool
+        ``M`` holds ``log X`` (von Neumann): the metric is ``exp(M)`` and a
+        dual's scale is ``|v|^2`` (the update is ``log X + alpha v v'``);
+        for LogDet the scale is ``p = v' M v`` (``M + beta M v v' M``).
+    tol : float
+
+    Returns
+    -------
+    Residuals
+        ``detail`` holds ``(p, t)``: squared distances and targets.
+    """
+    X = _sym_exp(M) if log_state else M
+    p = pair_sqdist(G, constraints.i, constraints.j, X)
+    sign = constraints.sign.astype(np.float64)
+    t = xi
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gap = np.where(t > 0, sign * (p - t) / np.where(t > 0, t, 1.0),
+                       np.where(sign * (p - t) > 0, np.inf, 0.0))
+    gap[skipped] = 0.0
+    w = pair_sqdist(G, constraints.i, constraints.j) if log_state else p
+    comp = np.where(nu > 0, np.minimum(np.abs(gap), nu * w), 0.0)
+    comp[skipped] = 0.0
+    return Residuals(np.maximum(gap, 0.0), comp, tol, detail=(p, t))
+
+
+#: ``sweep_until_settled``: a state whose entries grow past this (or its
+#: inverse's, through the diagonal) has left double precision's comfortable
+#: range; hard constraints that contradict each other get there.
 DIVERGED = 1e100
+#: The same for a state held as a logarithm (von Neumann): exp overflows
+#: near 709.
+DIVERGED_LOG = 600.0
 
 
 def sweep_until_settled(run, M, nu, active, *, order, tol, max_iter, rng, verbose,
-                        owner, advice, diverged="raise"):
-    """Call the compiled sweep ``run(visit)`` until the duals settle.
+                        owner, residuals, advice=None, log_state=False):
+    """Call the compiled sweep ``run(visit)`` until the optimality conditions hold.
 
     ``visit`` is ``active`` (order 'cyclic') or a new permutation of it each
     sweep ('random'); ``run`` updates the state ``M`` and the duals ``nu``
     in place and returns ``(n_satisfied, n_skipped, n_moved[, n_evals])``.
 
-    ``diverged`` says what happens when the state turns non-finite (or, for
-    'stop', when an entry of M or 1 / M_aa passes ``DIVERGED``): 'raise' a
-    FloatingPointError, or 'stop': go back to the state of the sweep before,
-    warn, and return.
+    Convergence: the duals settle (ITML's measure :func:`dual_change` below
+    ``tol``) *and* ``residuals(M)`` (a :class:`Residuals`) is at most
+    ``tol``: every constraint holds to ``tol`` relative to its target and
+    every positive dual sits on an active constraint.  The duals alone are
+    not enough: when hard constraints contradict each other the duals grow
+    without bound and their relative change falls below any ``tol`` while
+    the constraints stay violated.  The residuals are computed only once the
+    duals have settled (and at the end).
+
+    :func:`moderate_state` guards the state (held as a logarithm when
+    ``log_state``): when it fails the state and duals go back to those of
+    the sweep before and the run stops with a ConvergenceWarning.
 
     Returns
     -------
-    n_iter, converged, history, n_evals, n_moved
+    n_iter, converged, history, n_evals, n_moved, residuals
     """
     history = []
     n_evals = n_moved = 0
     converged = False
     n_iter = 0
+    res = None
     t0 = time.perf_counter()
     for n_iter in range(1, max_iter + 1):
         visit = rng.permutation(active) if order == "random" else active
         nu_old = nu.copy()
-        if diverged == "stop":
-            M_old = M.copy()
+        M_old = M.copy()
         stats = run(visit)
         n_sat = stats[0]
         n_moved += stats[2]
         if len(stats) > 3:
             n_evals += stats[3]
-        if diverged == "stop" and not _moderate(M):
+        if not moderate_state(M, log=log_state):
             M[...] = M_old
             nu[...] = nu_old
+            res = residuals(M)
             warnings.warn(
-                f"{owner}: the state diverged in sweep {n_iter} (the hard constraints "
-                "contradict each other: no kernel satisfies them all); stopped at the "
-                f"state after sweep {n_iter - 1}; {advice}.",
+                f"{owner}: the state diverged in sweep {n_iter} (the constraints pull "
+                "it beyond double precision); stopped at the state after sweep "
+                f"{n_iter - 1}, where {_violation_summary(res, active.size)}. "
+                f"{_capital(advice or 'Use a smaller slack')}.",
                 ConvergenceWarning,
                 stacklevel=4,
             )
-            return n_iter - 1, False, history, n_evals, n_moved
-        if not np.isfinite(M).all():
-            raise FloatingPointError(
-                f"{owner}: the state became non-finite after sweep {n_iter}; the "
-                "constraints are too far from the prior for double precision."
-            )
+            return n_iter - 1, False, history, n_evals, n_moved, res
         conv = dual_change(nu, nu_old)
         history.append(conv)
         if verbose:
@@ -231,25 +394,62 @@ def sweep_until_settled(run, M, nu, active, *, order, tol, max_iter, rng, verbos
                 f"{time.perf_counter() - t0:.2f}s"
             )
         if conv < tol:
-            converged = True
-            break
+            res = residuals(M)
+            if res.worst <= tol:
+                converged = True
+                break
+        else:
+            res = None
+    if res is None:
+        res = residuals(M)
     if not converged:
+        if res.n_violated:
+            what = (f"{_violation_summary(res, active.size)}. "
+                    f"{_capital(advice or 'Increase max_iter or loosen tol')}")
+        else:
+            what = (f"last dual change {history[-1]:.3e}, optimality residual "
+                    f"{res.worst:.3e}, tol={tol}. Increase max_iter or loosen tol")
         warnings.warn(
-            f"{owner} did not converge in max_iter={max_iter} sweeps (last dual change "
-            f"{history[-1]:.3e} > tol={tol}). Increase max_iter, loosen tol, or "
-            f"{advice}.",
+            f"{owner} did not converge in max_iter={max_iter} sweeps: {what}.",
             ConvergenceWarning,
             stacklevel=4,
         )
-    return n_iter, converged, history, n_evals, n_moved
+    return n_iter, converged, history, n_evals, n_moved, res
 
 
-def _moderate(M):
-    """Finite, and neither M nor (through its diagonal) M^-1 beyond DIVERGED."""
+def _capital(s):
+    return s[:1].upper() + s[1:]
+
+
+def _violation_summary(res, n_active):
+    """'k of c constraints are violated by more than tol ...' for warnings."""
+    if not res.n_violated:
+        return "every constraint holds to tol"
+    k = int(np.argmax(res.violation))
+    text = (f"{res.n_violated} of {n_active} constraints are violated by more than "
+            f"tol={res.tol:g} (relative), the largest by {res.max_violation:.3g} "
+            f"(row {k}")
+    if res.detail is not None:
+        d, t = res.detail
+        text += f": {d[k]:.4g} where the target is {t[k]:.4g}"
+    return text + ")"
+
+
+def moderate_state(M, log=False):
+    """The guard of every engine's state: is it safely inside double precision?
+
+    A state ``M`` (LogDet, SKLR) must be finite with neither M nor (through
+    its diagonal) M^-1 beyond ``DIVERGED``; a state held as a logarithm
+    (``log=True``: von Neumann, DefiniteBoost, MEG) must be finite with
+    entries at most ``DIVERGED_LOG``, so that ``exp`` stays finite.
+    """
     if not np.isfinite(M).all():
         return False
+    if log:
+        return bool(np.abs(M).max(initial=0.0) <= DIVERGED_LOG)
     diag = np.diag(M)
     return bool(np.abs(M).max() <= DIVERGED and diag.min() >= 1.0 / DIVERGED)
+
 
 
 def degenerate_triplet_rows(G, a, b, c, rtol=1e-10):
@@ -260,6 +460,7 @@ def degenerate_triplet_rows(G, a, b, c, rtol=1e-10):
     projection can move it.
     """
     out = np.empty(a.shape[0], dtype=bool)
+    zero = ZERO_LENGTH_RTOL * _scale(G)  # as zero_length_pairs
     for start in range(0, a.shape[0], 8192):
         sl = slice(start, start + 8192)
         U = G[a[sl]] - G[b[sl]]
@@ -267,7 +468,7 @@ def degenerate_triplet_rows(G, a, b, c, rtol=1e-10):
         uu = np.einsum("ij,ij->i", U, U)
         ww = np.einsum("ij,ij->i", W, W)
         uw = np.einsum("ij,ij->i", U, W)
-        out[sl] = (uu == 0) | (ww == 0) | (uu * ww - uw * uw <= rtol * uu * ww)
+        out[sl] = (uu <= zero) | (ww <= zero) | (uu * ww - uw * uw <= rtol * uu * ww)
     return out
 
 
@@ -301,7 +502,9 @@ def triplet_projections(G, triplets, M0, *, margin=np.sqrt(2.0), slack=np.inf,
         Visit the rows in a new random order every sweep (the paper) or as
         listed.
     tol : float
-        Stop when the relative L1 change of the duals over a sweep is below.
+        Stop when the relative L1 change of the duals over a sweep is below
+        ``tol`` and the optimality conditions hold to ``tol``
+        (:func:`triplet_residuals`).
     max_iter : int
         Maximum number of sweeps (the paper's passes).
 
@@ -329,23 +532,52 @@ def triplet_projections(G, triplets, M0, *, margin=np.sqrt(2.0), slack=np.inf,
         )
     active = np.flatnonzero(~skipped).astype(np.intp)
     nu = np.zeros(m)
+    lam = np.where(kind == 1, slack, equality_slack)
+    soft = ~np.isinf(lam)
+    lam_div = np.where(soft, lam, 1.0)
 
     def run(visit):
         return logdet_triplet_sweep(G, a, b, c, kind, gamma2, nu, M, visit,
                                     float(slack), float(equality_slack), REPORT_RTOL,
                                     bool(dual_correction))
 
-    n_iter, converged, history, _, n_moved = sweep_until_settled(
+    def residuals(state):
+        xi = np.where(soft, nu / lam_div, 0.0)
+        return triplet_residuals(G, a, b, c, kind, gamma2, state, nu, xi, skipped, tol)
+
+    n_iter, converged, history, _, n_moved, res = sweep_until_settled(
         run, M, nu, active, order=order, tol=tol, max_iter=max_iter, rng=rng,
-        verbose=verbose, owner=owner,
-        advice="use a finite slack if the triplets may contradict each other",
-        diverged="stop",
+        verbose=verbose, owner=owner, residuals=residuals,
+        advice=("hard triplets may contradict each other: no kernel satisfies them all. "
+                "Use a finite slack" if np.isinf(lam).any() else None),
     )
-    lam = np.where(kind == 1, slack, equality_slack)
-    xi = np.where(np.isinf(lam), 0.0, nu / np.where(np.isinf(lam), 1.0, lam))
+    xi = np.where(soft, nu / lam_div, 0.0)
     return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
                             converged=converged, skipped=skipped, history=history,
-                            n_projections=n_moved)
+                            n_projections=n_moved, max_violation=res.max_violation,
+                            n_violated=res.n_violated)
+
+
+def triplet_residuals(G, a, b, c, kind, gamma2, M, nu, xi, skipped, tol):
+    """KKT residuals of the triplet rows at the state ``M`` (see :class:`Residuals`).
+
+    A row reads ``g = gamma2 d(a, b) - d(a, c) <= xi`` (inequality) or
+    ``g = xi`` (equality), with ``xi = nu / lam`` when soft and 0 when hard;
+    it is measured relative to ``s = gamma2 d(a, b) + d(a, c)``, and a dual's
+    scale in the update ``M^-1 + alpha C`` is ``s`` too.
+    """
+    d_ab = pair_sqdist(G, a, b, M)
+    d_ac = pair_sqdist(G, a, c, M)
+    g = gamma2 * d_ab - d_ac - xi
+    s = gamma2 * d_ab + d_ac
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(s > 0, g / np.where(s > 0, s, 1.0), 0.0)
+    ineq = kind == 1
+    viol = np.where(ineq, np.maximum(rel, 0.0), np.abs(rel))
+    comp = np.where(ineq & (nu > 0), np.minimum(np.abs(rel), nu * s), 0.0)
+    viol[skipped] = 0.0
+    comp[skipped] = 0.0
+    return Residuals(viol, comp, tol, detail=(gamma2 * d_ab - d_ac, xi))
 
 
 def check_similar_bounds(constraints, active):
@@ -446,7 +678,7 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
     # further than -log lambda_min(W_1) from W_1; below that the constraints
     # are infeasible (the dual objective is then unbounded below).
     infeasible_below = float(np.log(w.min()))
-    infeasible = False
+    infeasible = diverged = False
     history = []
     dual_obj = 0.0
     n_evals = n_moved = 0
@@ -454,6 +686,7 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
     n_iter = 0
     t0 = time.perf_counter()
     for n_iter in range(1, max_iter + 1):
+        L_old, gamma_old = L.copy(), gamma.copy()
         if selection == "greedy":
             steps, converged, d_dual, evals, worst = definiteboost_greedy(
                 V, sign, bound, gamma, L, c, float(tol), bool(exact), bool(dual_correction)
@@ -468,14 +701,24 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
             worst = float(definiteboost_scores(V, sign, bound, gamma, w, Q,
                                                dual_correction).max(initial=0.0))
             converged = worst <= tol
+        if not moderate_state(L, log=True) or not np.isfinite(d_dual):
+            L[...], gamma[...] = L_old, gamma_old
+            converged = False
+            warnings.warn(
+                f"{owner}: the state diverged in sweep {n_iter} (the constraints pull it "
+                f"beyond double precision); stopped at the state after sweep "
+                f"{n_iter - 1}. Use fewer constraints (n_constraints) or looser bounds "
+                "(epsilon, bounds).",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+            n_iter -= 1
+            diverged = True
+            break
         dual_obj += d_dual
         n_evals += evals
         n_moved += moved
         history.append(worst)
-        if not np.isfinite(L).all():
-            raise FloatingPointError(
-                f"{owner}: the state became non-finite after sweep {n_iter}."
-            )
         if verbose:
             print(
                 f"[{owner}] sweep {n_iter}: largest relative violation {worst:.3e}, "
@@ -495,7 +738,7 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
                 stacklevel=3,
             )
             break
-    if not converged and not infeasible:
+    if not (converged or infeasible or diverged):
         warnings.warn(
             f"{owner} did not converge in max_iter={max_iter} sweeps (largest relative "
             f"constraint violation {history[-1]:.3e} > tol={tol}). Increase max_iter or "
@@ -503,10 +746,13 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
             ConvergenceWarning,
             stacklevel=3,
         )
+    w, Q = renormalise_log_trace(L)  # (greedy: after the last step)
     if selection == "greedy":
-        renormalise_log_trace(L)  # after the last step
         n_iter = max(1, -(-n_moved // max(c, 1)))  # sweeps of c steps
+    violation = np.maximum(sign * (((V @ Q) ** 2) @ w - bound), 0.0) / bound
     return ProjectionResult(M=L, dual=gamma, slack_target=bound.copy(), n_iter=n_iter,
                             converged=bool(converged), skipped=np.zeros(c, bool),
                             history=history, n_evals=n_evals, n_projections=n_moved,
-                            dual_objective=dual_obj)
+                            dual_objective=dual_obj,
+                            max_violation=float(violation.max(initial=0.0)),
+                            n_violated=int(np.count_nonzero(violation > tol)))
