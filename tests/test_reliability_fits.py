@@ -1,0 +1,321 @@
+"""Issue 12, the fits: what a fit promises, and the inputs that used to break it.
+
+Items 2 (infeasible hard constraints were reported as converged), 3 (duplicate
+rows broke the von Neumann learner and DefiniteBoost), 4 (SKLR kept a reference
+to the caller's training array), 6 (non-finite states), 10 (errors that blamed
+"constraints" when the user gave labels) and 11 (every public path validates
+indices before the compiled sweeps, which trust them).
+
+``converged_`` promises the optimality (KKT) conditions to ``tol``: every
+constraint within ``tol`` of its target relative to it (the bound when hard,
+the slack target when soft) and every positive dual on an active constraint.
+The tests check that promise from the fitted model itself.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
+
+from sklearn_bregman import (
+    DefiniteBoost,
+    ITMLTransformer,
+    LogDetKernelLearner,
+    PairConstraints,
+    SKLRClusterer,
+    VonNeumannKernelLearner,
+)
+from sklearn_bregman._engine import pair_projections, triplet_projections
+from sklearn_bregman.constraints import TripletConstraints, pairs_from_labels, set_pair_bounds
+
+PAIR_LEARNERS = [ITMLTransformer, LogDetKernelLearner, VonNeumannKernelLearner]
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    return make_blobs(30, 4, centers=3, random_state=0)
+
+
+def learned_sqdist(est, X, pairs):
+    """Squared distances of the constraint pairs under the fitted model."""
+    Z = est.embedding_ if hasattr(est, "embedding_") else est.transform(X)
+    return ((Z[pairs.i] - Z[pairs.j]) ** 2).sum(1)
+
+
+def relative_violation(est, X):
+    pc = est.constraints_
+    d = learned_sqdist(est, X, pc)
+    return np.maximum(pc.sign * (d - pc.bound), 0.0) / pc.bound
+
+
+# --------------------------------------------------------------------------
+# Item 2: infeasible hard constraints are not "converged"
+# --------------------------------------------------------------------------
+
+def test_contradictory_hard_pair_is_not_converged(blobs):
+    """d(0, 1) <= 1 and d(0, 1) >= 2 cannot both hold: the fit says so."""
+    X, _ = blobs
+    pc = PairConstraints([0, 0], [1, 1], [1, -1], [1.0, 2.0])
+    with pytest.warns(ConvergenceWarning,
+                      match=r"1 of 2 constraints are violated .* largest by 0\.5.*finite slack"):
+        itml = ITMLTransformer(slack=np.inf).fit(X, constraints=pc)
+    assert not itml.converged_
+    # the pair sits at 1 (or between), where >= 2 was required: half its bound
+    np.testing.assert_allclose(itml.max_violation_, relative_violation(itml, X).max())
+    assert itml.max_violation_ == pytest.approx(0.5, rel=1e-6)
+
+
+@pytest.mark.parametrize("Learner", [LogDetKernelLearner, VonNeumannKernelLearner])
+def test_infeasible_hard_constraints_from_labels_are_reported(Learner, blobs):
+    """A linear kernel on 4 features cannot meet 360 hard label pairs at 0.75 / 1.25
+    of their own initial distances: converged_ is False, the warning counts the
+    violated constraints and the attribute holds the largest violation."""
+    X, y = blobs
+    with pytest.warns(ConvergenceWarning, match=r"\d+ of 360 constraints are violated"):
+        est = Learner(slack=np.inf, random_state=0).fit(X, y)
+    assert not est.converged_
+    viol = relative_violation(est, X)
+    assert viol.max() > 0.1
+    np.testing.assert_allclose(est.max_violation_, viol.max(), rtol=1e-6)
+
+
+def test_contradictory_hard_triplets_are_not_converged(blobs):
+    X, _ = blobs
+    t = [[0, 1, 2], [0, 2, 1], [1, 2, 0]]  # each point is the outlier once
+    with pytest.warns(ConvergenceWarning, match="constraints are violated.*finite slack"):
+        sklr = SKLRClusterer(3, random_state=0).fit(X, triplets=t)
+    assert not sklr.converged_ and sklr.max_violation_ > 0.1
+    assert np.isfinite(sklr.embedding_).all()
+    # the points did not collapse: the learned kernel keeps its rank on them
+    E = sklr.embedding_[:3]
+    assert np.linalg.matrix_rank(E - E.mean(0), tol=1e-8 * np.abs(E).max()) == 2
+
+
+@pytest.mark.parametrize("Learner", PAIR_LEARNERS)
+def test_converged_hard_fit_meets_every_constraint(Learner, blobs):
+    """Feasible hard constraints (bounds met by a known metric): converged_ and
+    every constraint within tol of its bound, read off the fitted model."""
+    X, y = blobs
+    rng = np.random.default_rng(0)
+    pc = pairs_from_labels(y, 60, random_state=0)
+    B = rng.standard_normal((4, 4))
+    A_star = B @ B.T / 4 + 0.5 * np.eye(4)
+    V = X[pc.i] - X[pc.j]
+    d_star = np.einsum("ij,jk,ik->i", V, A_star, V)
+    pc.bound[:] = np.where(pc.sign > 0, 1.1, 0.9) * d_star
+    if Learner is VonNeumannKernelLearner:
+        pc.bound[:] = np.where(pc.sign > 0, 1.02, 0.98) * (V**2).sum(1)
+    est = Learner(slack=np.inf, tol=1e-4, random_state=0).fit(X, constraints=pc)
+    assert est.converged_
+    assert relative_violation(est, X).max() <= 1e-4
+    assert est.max_violation_ <= 1e-4
+
+
+@pytest.mark.parametrize("divergence", ["logdet", "vonneumann"])
+@pytest.mark.parametrize("slack", [0.1, 1.0, 10.0])
+def test_converged_soft_fit_meets_the_kkt_conditions(divergence, slack, blobs):
+    """With slack, converged means: each constraint holds against its slack
+    target to tol, and a positive dual sits on an active one (to tol)."""
+    X, y = blobs
+    G = np.linalg.qr(X - X.mean(0))[0] if divergence == "vonneumann" else X
+    pc = set_pair_bounds(pairs_from_labels(y, random_state=0), G, bounds="percentile",
+                         random_state=0)
+    tol = 1e-3
+    res = pair_projections(G, pc, np.zeros((4, 4)) if divergence == "vonneumann"
+                           else np.eye(4), divergence=divergence, slack=slack, tol=tol,
+                           order="random", random_state=0)
+    assert res.converged
+    X_state = res.M if divergence == "logdet" else _expm(res.M)
+    V = G[pc.i] - G[pc.j]
+    d = np.einsum("ij,jk,ik->i", V, X_state, V)
+    xi = res.slack_target
+    gap = pc.sign * (d - xi) / xi
+    assert gap.max() <= tol
+    w = d if divergence == "logdet" else (V**2).sum(1)
+    active = res.dual > 0
+    assert np.all(np.minimum(np.abs(gap[active]), res.dual[active] * w[active]) <= tol)
+
+
+def _expm(L):
+    w, Q = np.linalg.eigh(L)
+    return (Q * np.exp(w)) @ Q.T
+
+
+def test_soft_triplets_meet_their_kkt_conditions(blobs):
+    X, y = blobs
+    from sklearn_bregman.constraints import triplets_from_labels
+    t = TripletConstraints(triplets_from_labels(y, 60, random_state=0))
+    res = triplet_projections(X, t, np.eye(4), slack=1.0, tol=1e-4, max_iter=2000,
+                              random_state=0)
+    assert res.converged and res.max_violation <= 1e-4
+    a, b, c, kind, g2, _ = t.rows(np.sqrt(2.0))
+    E = X @ np.linalg.cholesky(res.M)
+    g = g2 * ((E[a] - E[b]) ** 2).sum(1) - ((E[a] - E[c]) ** 2).sum(1)
+    s = g2 * ((E[a] - E[b]) ** 2).sum(1) + ((E[a] - E[c]) ** 2).sum(1)
+    assert np.max((g - res.slack_target) / s) <= 1e-4
+
+
+# --------------------------------------------------------------------------
+# Item 3: duplicate rows
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda X: np.repeat(X[:15], 2, 0),
+    lambda X: np.repeat(X[:15], 2, 0) > 0,  # boolean X: many coinciding rows
+], ids=["duplicates", "boolean"])
+@pytest.mark.parametrize("est", [
+    VonNeumannKernelLearner(random_state=0),
+    LogDetKernelLearner(random_state=0),
+    DefiniteBoost(kernel="rbf", random_state=0),
+    DefiniteBoost(random_state=0),
+    ITMLTransformer(random_state=0),
+], ids=lambda e: repr(e))
+def test_duplicate_rows_are_skipped_with_one_warning(est, make, blobs):
+    X, y = blobs
+    Xd, yd = make(X), np.repeat(y[:15], 2)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        est.fit(Xd, yd)
+    msgs = [str(w.message) for w in rec if "join two identical points" in str(w.message)]
+    assert len(msgs) == 1
+    n_skipped = int(msgs[0].split(": ")[1].split(" of ")[0])
+    pc = est.constraints_
+    Xf = np.asarray(Xd, dtype=float)
+    same = (Xf[pc.i] == Xf[pc.j]).all(1)
+    assert n_skipped == same.sum() > 0
+    Z = est.embedding_ if hasattr(est, "embedding_") else est.transform(Xf)
+    assert np.isfinite(Z).all()
+    assert np.isfinite(est.max_violation_)
+    if isinstance(est, DefiniteBoost) and est.converged_:  # hard: the others hold
+        assert relative_violation(est, Xf)[~same].max() <= est.tol
+
+
+def test_zero_length_is_relative_to_the_data_scale():
+    """Points that differ by rounding in an orthonormal basis coincide; points a
+    millionth of the data's scale apart do not."""
+    from sklearn_bregman._engine._driver import zero_length_pairs
+    G = np.array([[1.0, 0.0], [1.0, 1e-17], [1.0, 1e-3], [0.0, 1.0]]) * 1e-30
+    np.testing.assert_array_equal(zero_length_pairs(G, np.array([0, 0, 0]),
+                                                    np.array([1, 2, 3])),
+                                  [True, False, False])
+
+
+# --------------------------------------------------------------------------
+# Item 4: a fitted estimator owns what it needs
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("est", [
+    SKLRClusterer(3, random_state=0),
+    SKLRClusterer(3, kernel="rbf", random_state=0),
+    ITMLTransformer(random_state=0),
+    LogDetKernelLearner(random_state=0),
+    LogDetKernelLearner(kernel="rbf", rank=10, random_state=0),
+    VonNeumannKernelLearner(kernel="rbf", rank=10, random_state=0),
+    DefiniteBoost(kernel="rbf", rank=10, n_constraints=50, random_state=0),
+], ids=lambda e: repr(e))
+def test_changing_the_training_array_after_fit_changes_nothing(est, blobs):
+    X, y = blobs
+    Xc = X.copy()
+    est.fit(Xc, y)
+    before = est.transform(X)
+    snapshot = pickle.dumps(est)  # (a query moves the counters of a KD-tree)
+    Xc[:] = 0.0
+    assert pickle.dumps(est) == snapshot
+    np.testing.assert_array_equal(est.transform(X), before)
+
+
+# --------------------------------------------------------------------------
+# Item 6: non-finite states
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, distances, match", [
+    ({}, [[0, 0, 0.1]], r"row 0 joins point 0 to itself"),
+    ({"learning_rate": 1e300}, [[0, 1, 0.1], [2, 3, 0.5]], r"learning_rate=1e\+300"),
+    ({}, [[0, 1, 1e300]], r"lie in \[0, 2\]; row 0 has 1e\+300"),
+    ({}, [[0, 1, np.nan]], r"lie in \[0, 2\]; row 0 has nan"),
+])
+def test_meg_partial_fit_never_goes_non_finite(kwargs, distances, match, blobs):
+    X, _ = blobs
+    db = DefiniteBoost(kernel="rbf", rank=10, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        db.partial_fit(X, distances=distances)
+
+
+def test_meg_partial_fit_discards_an_overflowing_batch(blobs):
+    X, _ = blobs
+    db = DefiniteBoost(kernel="rbf", rank=10, learning_rate=0.5)
+    db.partial_fit(X, distances=[[0, 1, 0.01]])
+    state = db.metric_.copy()
+    db.set_params(learning_rate=1e300)
+    with pytest.raises(ValueError, match="discarded"):
+        db.partial_fit(X, distances=[[2, 3, 0.5]])
+    np.testing.assert_array_equal(db.metric_, state)
+    assert np.isfinite(db.transform(X)).all()
+
+
+def test_diverging_von_neumann_state_is_rolled_back(blobs):
+    """Hard constraints that pull log X past double precision stop at the last
+    moderate state with a warning, instead of a FloatingPointError."""
+    X, y = blobs
+    with pytest.warns(ConvergenceWarning):
+        vn = VonNeumannKernelLearner(slack=np.inf, random_state=0).fit(X, y)
+    assert not vn.converged_
+    assert np.isfinite(vn.embedding_).all() and np.isfinite(vn.metric_).all()
+    w = np.linalg.eigvalsh(vn.metric_)
+    assert w.min() >= -1e-12 * w.max()
+
+
+# --------------------------------------------------------------------------
+# Item 11: every public entry point validates the indices of its side information
+# --------------------------------------------------------------------------
+
+BAD_PAIRS = [
+    ([[0, 30, 1, 1.0]], r"index out of range in row 0"),
+    ([[-1, 2, 1, 1.0]], r"index out of range in row 0"),
+    ([[0, 1, 1, 1.0], [5, 5, -1, 1.0]], r"row 1 joins point 5 to itself"),
+    ([[0, 1, 2, 1.0]], r"sign"),
+]
+
+
+@pytest.mark.parametrize("Learner", PAIR_LEARNERS + [DefiniteBoost])
+@pytest.mark.parametrize("pairs, match", BAD_PAIRS)
+def test_pair_learners_validate_indices_before_the_sweeps(Learner, pairs, match, blobs):
+    X, y = blobs
+    with pytest.raises(ValueError, match=match):
+        Learner().fit(X, constraints=np.array(pairs, dtype=float))
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"triplets": [[0, 1, 30]]}, r"triplets: index out of range in row 0"),
+    ({"triplets": [[0, 1, -31]]}, r"triplets: index out of range in row 0"),
+    ({"equal_triplets": [[0, 1, 2], [3, 3, 4]]}, r"equal_triplets: row 1"),
+    ({"triplets": [[0, 1]]}, r"triplets.*shape"),
+])
+def test_sklr_validates_triplet_indices_before_the_sweeps(kw, match, blobs):
+    X, _ = blobs
+    with pytest.raises(ValueError, match=match):
+        SKLRClusterer(3).fit(X, **kw)
+
+
+@pytest.mark.parametrize("est, param", [
+    (ITMLTransformer(order="backwards"), "order"),
+    (LogDetKernelLearner(order=1), "order"),
+    (VonNeumannKernelLearner(order=None), "order"),
+    (DefiniteBoost(selection="random"), "selection"),
+    (SKLRClusterer(3, order="sorted"), "order"),
+])
+def test_visit_orders_are_validated(est, param, blobs):
+    X, y = blobs
+    with pytest.raises(ValueError, match=f"'{param}' parameter"):
+        est.fit(X, y)
+
+
+@pytest.mark.parametrize("distances", [[[0, 30, 0.1]], [[-1, 2, 0.1]], [[0.5, 2, 0.1]],
+                                       [[np.nan, 2, 0.1]]])
+def test_meg_partial_fit_validates_indices(distances, blobs):
+    X, _ = blobs
+    with pytest.raises(ValueError, match=r"row indices in \[0, 30\); row 0"):
+        DefiniteBoost(kernel="rbf", rank=5).partial_fit(X, distances=distances)
