@@ -1,12 +1,18 @@
-"""Issue 12 (reliability), item 5: regression tests.
+"""Issue 12 (reliability), items 5 and 8: regression tests.
 
 - Item 5: the constraint containers (:class:`PairConstraints`,
   :class:`TripletConstraints`) and ``check_pairs`` / ``check_triplets``
   validate in one place and never coerce silently; ``SKLRClusterer.fit``
   accepts a ``TripletConstraints`` as ``triplets``.
+- Item 8: ``equal_triplets_from_labels`` caps the request by the number of
+  distinct triplets that exist (its work is bounded by that, not by the
+  request).
 
 Every test here failed before the fix.
 """
+
+import itertools
+import math
 
 import numpy as np
 import pytest
@@ -18,6 +24,7 @@ from sklearn_bregman.constraints import (
     TripletConstraints,
     check_pairs,
     check_triplets,
+    equal_triplets_from_labels,
 )
 
 
@@ -143,3 +150,86 @@ def test_sklr_fit_checks_the_range_of_triplet_constraints(blobs):
     tc = TripletConstraints([[0, 1, 2]], [[3, 4, 5], [0, 1, 30]])
     with pytest.raises(ValueError, match=r"triplets\.equal: index out of range in row 1"):
         SKLRClusterer(3).fit(X, triplets=tc)
+
+
+# ---------------------------------------------------------------------------
+# Item 8: equal triplets are capped by the number that exist
+# ---------------------------------------------------------------------------
+
+class BudgetRandomState(np.random.RandomState):
+    """A RandomState that fails as soon as more than ``budget`` random values
+    are asked for: the generator's work is bounded by counting, not timing."""
+
+    def __init__(self, seed, budget):
+        super().__init__(seed)
+        self.budget, self.used = budget, 0
+
+    def _spend(self, size):
+        self.used += 1 if size is None else int(np.prod(size))
+        assert self.used <= self.budget, f"drew {self.used} > {self.budget} random values"
+
+    def choice(self, a, size=None, replace=True, p=None):
+        population = a if isinstance(a, (int, np.integer)) else len(a)
+        self._spend(size if replace else population)
+        return super().choice(a, size, replace, p)
+
+    def random_sample(self, size=None):
+        self._spend(size)
+        return super().random_sample(size)
+
+    def randint(self, low, high=None, size=None, dtype=int):
+        self._spend(size)
+        return super().randint(low, high, size, dtype)
+
+    def permutation(self, x):
+        self._spend(x if isinstance(x, (int, np.integer)) else len(x))
+        return super().permutation(x)
+
+
+def brute_force_counts(y):
+    same = diff = 0
+    for t in itertools.combinations(range(len(y)), 3):
+        c = {y[k] for k in t}
+        same += len(c) == 1
+        diff += len(c) == 3
+    return same, diff
+
+
+@pytest.mark.parametrize("y, mode, expected", [
+    ([0, 0, 0, 1, 1, 1], "same", {(0, 1, 2), (3, 4, 5)}),
+    ([0, 1, 2, 2], "different", {(0, 1, 2), (0, 1, 3)}),
+    ([0, 0, 0, 1, 1, 1], "mixed", {(0, 1, 2), (3, 4, 5)}),
+])
+def test_equal_triplets_request_is_capped(y, mode, expected):
+    rng = BudgetRandomState(0, budget=10_000)
+    t = equal_triplets_from_labels(y, 10**6, mode=mode, random_state=rng)
+    assert set(map(tuple, np.sort(t, axis=1).tolist())) == expected
+    assert t.shape == (len(expected), 3)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("mode", ["same", "different", "mixed"])
+def test_equal_triplets_capped_at_exactly_the_number_available(seed, mode):
+    y = np.random.default_rng(seed).integers(0, 4, 13)
+    same, diff = brute_force_counts(y.tolist())
+    available = {"same": same, "different": diff, "mixed": same + diff}[mode]
+    rng = BudgetRandomState(seed, budget=100_000)
+    t = equal_triplets_from_labels(y, 10**6, mode=mode, random_state=rng)
+    assert t.shape == (available, 3)
+    assert np.unique(np.sort(t, axis=1), axis=0).shape[0] == available
+    c = y[t]
+    one = (c[:, 0] == c[:, 1]) & (c[:, 1] == c[:, 2])
+    three = (c[:, 0] != c[:, 1]) & (c[:, 0] != c[:, 2]) & (c[:, 1] != c[:, 2])
+    assert one.sum() == (0 if mode == "different" else same)
+    assert three.sum() == (0 if mode == "same" else diff)
+
+
+def test_number_of_equal_triplets_is_exact_beyond_int64():
+    from sklearn_bregman.constraints import _n_equal_triplets
+
+    counts = np.full(50, 10**6, dtype=np.int64)
+    same, diff = _n_equal_triplets(counts)
+    assert same == 50 * math.comb(10**6, 3)
+    assert diff == math.comb(50, 3) * 10**18  # > 2**63
+    assert _n_equal_triplets(np.array([3, 1, 2, 5])) == (
+        1 + 10, 3 * 1 * 2 + 3 * 1 * 5 + 3 * 2 * 5 + 1 * 2 * 5)

@@ -971,6 +971,28 @@ def check_triplet_constraints(triplets, equal_triplets, n_samples):
     return TripletConstraints._from_valid(outlier.copy(), equal.copy())
 
 
+def _n_equal_triplets(counts):
+    """Numbers of distinct unordered triplets of points all of one class
+    (``sum_k C(c_k, 3)``) and each of a different class (the elementary
+    symmetric polynomial ``e3`` of the class sizes), as exact Python ints."""
+    same = e1 = e2 = e3 = 0
+    for c in counts.tolist():
+        same += c * (c - 1) * (c - 2) // 6
+        e3 += e2 * c
+        e2 += e1 * c
+        e1 += c
+    return same, e3
+
+
+def _combinations3(m):
+    """All ``a < b < c`` in ``range(m)``, as an array of shape (C(m, 3), 3)."""
+    a, b = np.triu_indices(m, k=1)
+    reps = m - 1 - b
+    a3, b3 = np.repeat(a, reps), np.repeat(b, reps)
+    c3 = b3 + 1 + np.arange(a3.shape[0]) - np.repeat(np.cumsum(reps) - reps, reps)
+    return np.column_stack([a3, b3, c3]).astype(np.intp)
+
+
 def _draw_unique(rng, n_wanted, draw, canonical, max_rounds=64):
     """Up to ``n_wanted`` distinct triplets from a sampler.
 
@@ -1141,15 +1163,29 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
     ----------
     y : array-like of shape (n_samples,)
     n_triplets : int
+        Number of triplets wanted.  Capped by the number of distinct
+        triplets available (``sum_k C(c_k, 3)`` of one class and the sum of
+        ``c_a c_b c_c`` over three classes, for classes of ``c_k`` labeled
+        samples), so a large request costs no more than the triplets that
+        exist.
     mode : {'mixed', 'same', 'different'}, default='mixed'
         'same': three points of one class; 'different': three classes;
-        'mixed': each triplet is either, with probability one half.
+        'mixed': half of each kind (one kind takes over what the other
+        cannot supply).
     unlabeled : int, str or None, default=-1
     random_state : int, RandomState instance or None, default=None
 
     Returns
     -------
-    ndarray of shape (n_triplets, 3), intp
+    ndarray of shape (n_returned, 3), intp
+        Distinct triplets (as unordered sets), shuffled; ``n_returned`` is
+        ``n_triplets`` or the number available, whichever is smaller.
+
+    Examples
+    --------
+    >>> from sklearn_bregman.constraints import equal_triplets_from_labels
+    >>> equal_triplets_from_labels([0, 0, 0, 1, 1, 1], 10**6, mode="same").shape
+    (2, 3)
     """
     rng = check_random_state(random_state)
     y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)
@@ -1185,15 +1221,47 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
         c = full[t]
         return t[(c[:, 0] != c[:, 1]) & (c[:, 0] != c[:, 2]) & (c[:, 1] != c[:, 2])]
 
-    samplers = {"same": [draw_same], "different": [draw_different],
-                "mixed": [s for s, ok in ((draw_same, can_same),
-                                          (draw_different, can_diff)) if ok]}[mode]
-    parts, left = [], int(n_triplets)
-    for n_done, draw in enumerate(samplers):
-        want = -(-left // (len(samplers) - n_done))
-        got = _draw_unique(rng, want, draw, lambda t: np.sort(t, axis=1))
-        parts.append(got)
-        left -= got.shape[0]
+    # Distinct triplets available of each kind, exactly (Python integers):
+    # sum_k C(c_k, 3) of one class, e3(c) of three classes.
+    n_same_avail, n_diff_avail = _n_equal_triplets(counts)
+    n_same = n_diff = 0
+    if mode == "same":
+        n_same = min(int(n_triplets), n_same_avail)
+    elif mode == "different":
+        n_diff = min(int(n_triplets), n_diff_avail)
+    else:  # half each; one kind takes over what the other cannot supply
+        n_same = min((int(n_triplets) + 1) // 2, n_same_avail)
+        n_diff = min(int(n_triplets) - n_same, n_diff_avail)
+        n_same = min(int(n_triplets) - n_diff, n_same_avail)
+
+    def enum_same():
+        parts = []
+        for k in np.flatnonzero(counts >= 3):
+            members = by_class[start[k]:start[k + 1]]
+            parts.append(members[_combinations3(counts[k])])
+        return np.concatenate(parts)
+
+    def enum_different():
+        a, b, c = _combinations3(classes.shape[0]).T
+        ca, cb, cc = counts[a], counts[b], counts[c]
+        size = ca * cb * cc
+        t = np.repeat(np.arange(a.shape[0]), size)
+        o = np.arange(t.shape[0]) - np.repeat(np.cumsum(size) - size, size)
+        pa, pb, pc = o // (cb[t] * cc[t]), (o // cc[t]) % cb[t], o % cc[t]
+        return np.column_stack([by_class[start[a[t]] + pa], by_class[start[b[t]] + pb],
+                                by_class[start[c[t]] + pc]])
+
+    parts = []
+    for want, avail, draw, enum in ((n_same, n_same_avail, draw_same, enum_same),
+                                    (n_diff, n_diff_avail, draw_different,
+                                     enum_different)):
+        if want == 0:
+            continue
+        if 2 * want >= avail:  # most of them: list them all and pick
+            every = enum()
+            parts.append(every[rng.choice(every.shape[0], want, replace=False)])
+        else:
+            parts.append(_draw_unique(rng, want, draw, lambda t: np.sort(t, axis=1)))
     got = np.concatenate(parts)
     if got.shape[0] == 0:
         raise ValueError("No equal triplet could be drawn from these labels.")
