@@ -1,4 +1,4 @@
-"""Issue 12 (reliability), items 5 and 8: regression tests.
+"""Issue 12 (reliability), items 5, 8 and 9: regression tests.
 
 - Item 5: the constraint containers (:class:`PairConstraints`,
   :class:`TripletConstraints`) and ``check_pairs`` / ``check_triplets``
@@ -7,6 +7,8 @@
 - Item 8: ``equal_triplets_from_labels`` caps the request by the number of
   distinct triplets that exist (its work is bounded by that, not by the
   request).
+- Item 9: the scorers reject missing (NaN / None) labels instead of counting
+  them as a class.
 
 Every test here failed before the fix.
 """
@@ -17,6 +19,7 @@ import math
 import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
+from sklearn.decomposition import PCA
 
 from sklearn_bregman import ITMLTransformer, SKLRClusterer
 from sklearn_bregman.constraints import (
@@ -26,6 +29,7 @@ from sklearn_bregman.constraints import (
     check_triplets,
     equal_triplets_from_labels,
 )
+from sklearn_bregman.metrics import kernel_kmeans_scorer, knn_scorer
 
 
 @pytest.fixture(scope="module")
@@ -233,3 +237,31 @@ def test_number_of_equal_triplets_is_exact_beyond_int64():
     assert diff == math.comb(50, 3) * 10**18  # > 2**63
     assert _n_equal_triplets(np.array([3, 1, 2, 5])) == (
         1 + 10, 3 * 1 * 2 + 3 * 1 * 5 + 3 * 2 * 5 + 1 * 2 * 5)
+
+
+# ---------------------------------------------------------------------------
+# Item 9: missing labels are not a class
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scorer, name", [(knn_scorer(5), "knn_scorer"),
+                                          (kernel_kmeans_scorer(), "kernel_kmeans_scorer")])
+def test_scorers_reject_nan_labels(blobs, scorer, name):
+    X, y = blobs
+    y = y.astype(float)
+    y[[3, 7]] = np.nan
+    with pytest.raises(ValueError, match=rf"{name}: y holds missing labels \(2 NaN or "
+                                         r"None, the first at sample 3\)"):
+        scorer(PCA(2).fit(X), X, y)
+
+
+@pytest.mark.parametrize("scorer, name", [(knn_scorer(5), "knn_scorer"),
+                                          (kernel_kmeans_scorer(), "kernel_kmeans_scorer")])
+def test_scorers_reject_none_labels_and_mixed_types(blobs, scorer, name):
+    X, y = blobs
+    yo = y.astype(object)
+    yo[5] = None
+    with pytest.raises(ValueError, match=rf"{name}: y holds missing labels .*sample 5"):
+        scorer(PCA(2).fit(X), X, yo)
+    yo[5] = "a"
+    with pytest.raises(TypeError, match=rf"{name}: y mixes label types .*int, str"):
+        scorer(PCA(2).fit(X), X, yo)
