@@ -162,3 +162,41 @@ def test_check_pairs_accepts_arrays_tuples_and_objects():
     assert c.bound.tolist() == [1.0, 2.0]
     d = check_pairs(c.to_array(), 5)
     assert np.array_equal(d.bound, c.bound)
+
+
+def test_pair_constraints_accept_integral_floats_and_nan_bounds():
+    pc = PairConstraints(np.array([0.0, 1.0]), [2, np.int64(3)], [1.0, -1.0],
+                         [np.nan, 2])
+    assert pc.i.dtype == np.intp and pc.sign.dtype == np.int8
+    assert pc.i.tolist() == [0, 1] and pc.sign.tolist() == [1, -1]
+    assert np.isnan(pc.bound[0]) and pc.bound[1] == 2.0
+
+
+@pytest.mark.parametrize("fields, match", [
+    (([0, 1], [2, 3], [1, -1], [1.0, 2.0, 3.0]),
+     r"i, j, sign and bound must have the same length.*got 2, 2, 2 and 3"),
+    (([0, 1], [2, 3], [1]), r"i, j and sign must have the same length.*got 2, 2 and 1"),
+])
+def test_pair_constraints_fields_of_unequal_length(fields, match):
+    with pytest.raises(ValueError, match=match):
+        PairConstraints(*fields)
+
+
+def test_indexing_and_copy_keep_validated_arrays():
+    pc = PairConstraints([0, 1, 2], [3, 4, 5], [1, -1, 1], [1.0, np.nan, 2.0])
+    one = pc[1]
+    assert len(one) == 1 and one.i.tolist() == [1] and one.sign.dtype == np.int8
+    assert pc[::2].i.tolist() == [0, 2] and pc[::2].i.flags.c_contiguous
+    assert pc[pc.sign > 0].bound.tolist() == [1.0, 2.0]
+    c = pc.copy()
+    c.i[0] = 9
+    assert pc.i[0] == 0
+    with pytest.raises(IndexError, match="1-D selection"):
+        pc[None]
+
+
+def test_check_pairs_checks_a_container_changed_after_construction():
+    pc = PairConstraints([0, 1], [2, 3], [1, -1])
+    pc.sign[1] = 3
+    with pytest.raises(ValueError, match=r"constraints: sign .*row 1 has 3"):
+        check_pairs(pc, 5)

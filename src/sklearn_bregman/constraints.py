@@ -32,8 +32,262 @@ _PERCENTILE_PAIRS = 10_000
 _CHUNK = 8192
 
 
+# --------------------------------------------------------------------------
+# Validation of the containers' fields (one place for pairs and triplets)
+# --------------------------------------------------------------------------
+
+_INTP_MAX = np.iinfo(np.intp).max
+
+
+def _where(owner, field):
+    """``'owner: field'`` (or ``'field'``): who is blamed in a message."""
+    return f"{owner}: {field}" if owner else field
+
+
+def _read_array(values, field, owner):
+    """``np.asarray(values)``, with NumPy's failures turned into our messages."""
+    if isinstance(values, (dict, set, frozenset, str, bytes)):
+        raise TypeError(
+            f"{_where(owner, field)} must be an array-like of numbers; got a "
+            f"{type(values).__name__}."
+        )
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError):
+        raise ValueError(
+            f"{_where(owner, field)} could not be read as an array: "
+            f"{_ragged(values)}."
+        ) from None
+    if arr.dtype.kind == "O" and arr.ndim == 0:
+        raise TypeError(
+            f"{_where(owner, field)} must be an array-like of numbers; got a "
+            f"{type(arr.item()).__name__}."
+        )
+    return arr
+
+
+def _ragged(values):
+    """Where a nested sequence that NumPy cannot read is ragged."""
+    def size(row):
+        try:
+            return len(row) if not isinstance(row, (str, bytes)) else None
+        except TypeError:
+            return None
+
+    def describe(n):
+        return ("a single value" if n is None else
+                f"{n} entr{'y' if n == 1 else 'ies'}")
+
+    try:
+        rows = list(values)
+    except TypeError:
+        return "not a sequence of numbers"
+    sizes = [size(r) for r in rows]
+    for k, n in enumerate(sizes):
+        if n != sizes[0]:
+            return f"row {k} has {describe(n)} but row 0 has {describe(sizes[0])}"
+    return "its rows have unequal lengths or do not hold numbers"
+
+
+def _first_bad_object(flat):
+    """Index of the first entry of an object array that is not a real number
+    (bools excluded), or None."""
+    for k, v in enumerate(flat):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            return k
+    return None
+
+
+def _plain(v):
+    """A NumPy scalar as the Python number it holds (for messages)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _as_indices(arr, field, owner, rows):
+    """Integer-valued ``arr`` as intp, or a ValueError/TypeError naming
+    ``field`` and the first bad row.
+
+    Integers and integral floats are indices; booleans (a mask?), strings,
+    complex numbers, NaN, infinities, non-integral floats, negative values
+    and values beyond the platform's index range are rejected.  ``rows(k)``
+    maps a flat position to the reported row.
+    """
+    where = _where(owner, field)
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(
+            f"{where} must hold integer sample indices; got booleans (for a mask, "
+            "pass np.flatnonzero(mask))."
+        )
+    if kind == "O":
+        flat = arr.reshape(-1)
+        k = _first_bad_object(flat)
+        if k is not None:
+            raise TypeError(
+                f"{where} must hold integer sample indices; row {rows(k)} has "
+                f"{flat[k]!r}."
+            )
+        # Python numbers, compared exactly (an int may exceed any fixed dtype)
+        for k, v in enumerate(flat):
+            if isinstance(v, numbers.Integral):
+                ok = 0 <= v <= _INTP_MAX
+            else:
+                f = float(v)
+                ok = np.isfinite(f) and f == np.floor(f) and 0 <= f < _INTP_MAX
+            if not ok:
+                return _index_error(where, flat, k, rows)
+        return np.array([int(v) for v in flat], dtype=np.intp).reshape(arr.shape)
+    if kind not in "iuf":
+        raise TypeError(
+            f"{where} must hold integer sample indices; got an array of dtype "
+            f"{arr.dtype}."
+        )
+    flat = arr.reshape(-1)
+    if kind == "f":
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(flat) & (flat == np.floor(flat)) & (flat >= 0) & \
+                (flat < float(_INTP_MAX))
+    elif kind == "u":
+        ok = flat <= _INTP_MAX
+    else:
+        ok = flat >= 0
+    if not ok.all():
+        return _index_error(where, flat, np.flatnonzero(~ok)[0], rows)
+    return arr.astype(np.intp, copy=False)
+
+
+def _index_error(where, flat, k, rows):
+    v = _plain(flat[k])
+    if isinstance(v, float) and not (np.isfinite(v) and v == int(v)):
+        raise ValueError(
+            f"{where} must be integers (sample indices); row {rows(k)} has {v!r}."
+        )
+    if v < 0:
+        raise ValueError(
+            f"{where}: index out of range in row {rows(k)}: {v!r} is negative; sample "
+            "indices are >= 0."
+        )
+    raise ValueError(
+        f"{where}: index out of range in row {rows(k)}: {v!r} is too large to be a "
+        "sample index."
+    )
+
+
+def _as_field(values, field, owner):
+    """A 1-D field (a scalar counts as one constraint); 2-D input is an error."""
+    arr = _read_array(values, field, owner)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{_where(owner, field)} must be 1-D, one entry per constraint; got an "
+            f"array of shape {arr.shape}."
+        )
+    return arr
+
+
+def _validate_pairs(i, j, sign, bound, owner):
+    """The fields of a pair set, validated: ``(i, j, sign, bound)`` as
+    contiguous intp, intp, int8 and float64 arrays of one length.
+
+    The one place where pair constraints are checked (the constructor of
+    :class:`PairConstraints` and :func:`check_pairs` call it); ``owner``
+    prefixes every message.  The range of the indices against a number of
+    samples is :func:`check_pairs`' job.
+    """
+    def same_row(k):  # a field's flat position is its row
+        return k
+
+    i_arr = _as_field(i, "i", owner)
+    j_arr = _as_field(j, "j", owner)
+    s_arr = _as_field(sign, "sign", owner)
+    b_arr = None if bound is None else _as_field(bound, "bound", owner)
+    lengths = [i_arr.shape[0], j_arr.shape[0], s_arr.shape[0],
+               i_arr.shape[0] if b_arr is None else b_arr.shape[0]]
+    if len(set(lengths)) != 1:
+        got = (f"{lengths[0]}, {lengths[1]} and {lengths[2]}" if b_arr is None else
+               f"{lengths[0]}, {lengths[1]}, {lengths[2]} and {lengths[3]}")
+        raise ValueError(
+            f"{_where(owner, 'i, j and sign' if b_arr is None else 'i, j, sign and bound')} "
+            f"must have the same length (one entry per constraint); got {got}."
+        )
+    i_arr = np.ascontiguousarray(_as_indices(i_arr, "i", owner, same_row))
+    j_arr = np.ascontiguousarray(_as_indices(j_arr, "j", owner, same_row))
+    bad = np.flatnonzero(i_arr == j_arr)
+    if bad.size:
+        raise ValueError(
+            f"{owner + ': ' if owner else ''}row {bad[0]} joins point {i_arr[bad[0]]} "
+            "to itself (i == j)."
+        )
+    s_arr = _as_sign(s_arr, owner)
+    n = i_arr.shape[0]
+    b_arr = np.full(n, np.nan) if b_arr is None else _as_bound(b_arr, owner)
+    return i_arr, j_arr, s_arr, b_arr
+
+
+def _as_sign(arr, owner):
+    where = _where(owner, "sign")
+    msg = f"{where} must be +1 (similar) or -1 (dissimilar)"
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(f"{msg}; got booleans.")
+    if kind == "O":
+        k = _first_bad_object(arr)
+        if k is not None:
+            raise TypeError(f"{msg}; row {k} has {arr[k]!r}.")
+        ok = np.array([v == 1 or v == -1 for v in arr], dtype=bool)
+    elif kind in "iuf":
+        ok = (arr == 1) | (arr == -1)
+    else:
+        raise TypeError(f"{msg}; got an array of dtype {arr.dtype}.")
+    if not ok.all():
+        k = np.flatnonzero(~ok)[0]
+        raise ValueError(f"{msg}; row {k} has {_plain(arr[k])!r}.")
+    return np.ascontiguousarray(arr.astype(np.int8) if kind != "O" else
+                                np.array([int(v) for v in arr], dtype=np.int8))
+
+
+def _as_bound(arr, owner):
+    where = _where(owner, "bound")
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(f"{where} must hold squared distances (numbers); got booleans.")
+    if kind == "O":
+        k = _first_bad_object(arr)
+        if k is not None:
+            raise TypeError(
+                f"{where} must hold squared distances (numbers, NaN for unset); row "
+                f"{k} has {arr[k]!r}."
+            )
+    elif kind not in "iuf":
+        raise TypeError(
+            f"{where} must hold squared distances (numbers); got an array of dtype "
+            f"{arr.dtype}."
+        )
+    b = np.ascontiguousarray(arr, dtype=np.float64)
+    _check_bound_values(b, allow_nan=True, owner=owner)
+    return b
+
+
 class PairConstraints:
     """A set of pair constraints held as flat arrays.
+
+    The constructor validates its input and raises a ValueError or TypeError
+    that names the field (``i``, ``j``, ``sign`` or ``bound``) and the first
+    bad row; nothing is coerced silently:
+
+    - ``i`` and ``j`` hold non-negative integer indices: integers, or floats
+      with integral values; booleans (a mask is not a list of indices),
+      strings, NaN and non-integral values are rejected, and so is a row with
+      ``i == j``;
+    - ``sign`` is exactly +1 or -1;
+    - ``bound`` holds non-negative finite numbers, or NaN for "unset";
+    - every field is 1-D (a scalar counts as one constraint) and all have
+      the same length.
+
+    Whether the indices lie below the number of training points is checked
+    by :func:`check_pairs` (every estimator calls it), as the container does
+    not know the data.
 
     Parameters
     ----------
@@ -52,28 +306,40 @@ class PairConstraints:
     sign : ndarray of dtype int8
     bound : ndarray of dtype float64 (NaN where unset)
 
+    Raises
+    ------
+    ValueError
+        If a value is invalid (a non-integral or negative index, ``i == j``,
+        a sign other than +1/-1, a negative or infinite bound) or the fields
+        have different lengths or more than one dimension.
+    TypeError
+        If a field does not hold numbers (strings, booleans, a dict, ...).
+
     Examples
     --------
     >>> from sklearn_bregman.constraints import PairConstraints
     >>> c = PairConstraints([0, 1], [2, 3], [1, -1], [0.5, 4.0])
     >>> len(c), c.n_similar, c.n_dissimilar
     (2, 1, 1)
+    >>> PairConstraints([0, 1], [2, 3], [257, -1])
+    Traceback (most recent call last):
+    ...
+    ValueError: PairConstraints: sign must be +1 (similar) or -1 (dissimilar); row 0 has 257.
     """
 
     def __init__(self, i, j, sign, bound=None):
-        self.i = np.ascontiguousarray(i, dtype=np.intp).reshape(-1)
-        self.j = np.ascontiguousarray(j, dtype=np.intp).reshape(-1)
-        self.sign = np.ascontiguousarray(sign, dtype=np.int8).reshape(-1)
-        if bound is None:
-            bound = np.full(self.i.shape[0], np.nan)
-        self.bound = np.ascontiguousarray(bound, dtype=np.float64).reshape(-1)
-        n = self.i.shape[0]
-        if not (self.j.shape[0] == self.sign.shape[0] == self.bound.shape[0] == n):
-            raise ValueError(
-                "constraints: i, j, sign and bound must have the same length; "
-                f"got {n}, {self.j.shape[0]}, {self.sign.shape[0]} and "
-                f"{self.bound.shape[0]}."
-            )
+        self.i, self.j, self.sign, self.bound = _validate_pairs(
+            i, j, sign, bound, owner="PairConstraints")
+
+    @classmethod
+    def _from_valid(cls, i, j, sign, bound):
+        """Internal fast path: wrap arrays that are valid by construction
+        (intp, intp, int8, float64 of one length, as produced by the
+        generators, :meth:`copy` and indexing) without checking them again."""
+        self = cls.__new__(cls)
+        self.i, self.j = np.ascontiguousarray(i), np.ascontiguousarray(j)
+        self.sign, self.bound = np.ascontiguousarray(sign), np.ascontiguousarray(bound)
+        return self
 
     def __len__(self):
         return self.i.shape[0]
@@ -97,11 +363,18 @@ class PairConstraints:
 
     def copy(self):
         """A deep copy (the arrays are copied, not shared)."""
-        return PairConstraints(self.i.copy(), self.j.copy(), self.sign.copy(),
-                               self.bound.copy())
+        return PairConstraints._from_valid(self.i.copy(), self.j.copy(),
+                                           self.sign.copy(), self.bound.copy())
 
     def __getitem__(self, key):
-        return PairConstraints(self.i[key], self.j[key], self.sign[key], self.bound[key])
+        parts = [np.atleast_1d(a[key]) for a in (self.i, self.j, self.sign, self.bound)]
+        if parts[0].ndim != 1:
+            raise IndexError(
+                "PairConstraints can be indexed by an integer, a slice, an array of "
+                "integers or a boolean mask (a 1-D selection of constraints); got "
+                f"{key!r}."
+            )
+        return PairConstraints._from_valid(*parts)
 
     def __repr__(self):
         return (
@@ -130,65 +403,63 @@ def check_pairs(constraints, n_samples):
     Raises
     ------
     ValueError
-        If an index is out of range, a pair joins a point to itself, a sign
-        is not +1/-1, or a bound is negative or infinite.  The message names
-        the parameter ``constraints`` and the first offending row.
+        If an index is not an integer or is out of range, a pair joins a
+        point to itself, a sign is not +1/-1, a bound is negative or
+        infinite, or the fields have different lengths.  The checks are
+        those of :class:`PairConstraints` (a container is checked again, in
+        case its arrays were changed after construction); the message names
+        the parameter ``constraints``, the field and the first offending row.
+    TypeError
+        If the constraints do not hold numbers.
     """
+    owner = "constraints"
     if isinstance(constraints, PairConstraints):
-        pc = constraints.copy()
+        fields = (constraints.i, constraints.j, constraints.sign, constraints.bound)
     elif isinstance(constraints, tuple) and len(constraints) in (3, 4):
-        pc = PairConstraints(*constraints)
+        fields = constraints
     else:
-        arr = np.asarray(constraints, dtype=np.float64)
+        arr = _read_array(constraints, "constraints", None)
         if arr.ndim != 2 or arr.shape[1] not in (3, 4):
             raise ValueError(
                 "constraints must be a PairConstraints, a tuple (i, j, sign[, bound]) "
                 "or an array of shape (n_constraints, 3 or 4) with columns "
                 f"i, j, sign[, bound]; got an array of shape {arr.shape}."
             )
-        ij = arr[:, :2]
-        if not np.all(np.isfinite(ij)) or np.any(ij != np.round(ij)):
-            raise ValueError("constraints: the indices i, j must be integers.")
-        if not np.all(np.isfinite(arr[:, 2])) or np.any(arr[:, 2] != np.round(arr[:, 2])):
-            raise ValueError("constraints: sign must be +1 (similar) or -1 (dissimilar).")
-        bound = arr[:, 3] if arr.shape[1] == 4 else None
-        pc = PairConstraints(arr[:, 0], arr[:, 1], arr[:, 2], bound)
+        fields = tuple(arr[:, c] for c in range(arr.shape[1]))
+    i, j, sign, bound = _validate_pairs(*fields, *([None] * (4 - len(fields))),
+                                        owner=owner)
+    pc = PairConstraints._from_valid(i, j, sign, bound).copy()
 
     if len(pc) == 0:
         raise ValueError("constraints is empty: at least one pair constraint is needed.")
-    bad = np.flatnonzero((pc.i < 0) | (pc.i >= n_samples) | (pc.j < 0) | (pc.j >= n_samples))
+    bad = np.flatnonzero((pc.i >= n_samples) | (pc.j >= n_samples))
     if bad.size:
         k = bad[0]
         raise ValueError(
             f"constraints: index out of range in row {k} (i={pc.i[k]}, j={pc.j[k]}); "
             f"indices must lie in [0, {n_samples - 1}] for {n_samples} samples."
         )
-    bad = np.flatnonzero(pc.i == pc.j)
-    if bad.size:
-        raise ValueError(
-            f"constraints: row {bad[0]} joins point {pc.i[bad[0]]} to itself (i == j)."
-        )
-    bad = np.flatnonzero((pc.sign != 1) & (pc.sign != -1))
-    if bad.size:
-        raise ValueError(
-            f"constraints: sign must be +1 (similar) or -1 (dissimilar); row {bad[0]} "
-            f"has {pc.sign[bad[0]]}."
-        )
-    _check_bound_values(pc.bound, allow_nan=True)
     return pc
 
 
-def _check_bound_values(bound, allow_nan):
-    b = bound[~np.isnan(bound)] if allow_nan else bound
+def _check_bound_values(bound, allow_nan, owner="constraints"):
+    """Bounds are finite and non-negative (NaN means unset if ``allow_nan``)."""
     if not allow_nan and np.any(np.isnan(bound)):
-        raise ValueError("constraints: every bound must be set (found NaN).")
-    if np.any(~np.isfinite(b)):
-        raise ValueError("constraints: bounds must be finite.")
-    if np.any(b < 0):
-        k = np.flatnonzero(bound < 0)[0]
+        k = np.flatnonzero(np.isnan(bound))[0]
+        raise ValueError(f"{owner}: every bound must be set; bound in row {k} is NaN.")
+    bad = np.flatnonzero(np.isinf(bound))
+    if bad.size:
         raise ValueError(
-            f"constraints: bounds are squared distances and must be non-negative; "
-            f"row {k} has {bound[k]}."
+            f"{owner}: bounds must be finite (NaN for unset); bound in row {bad[0]} is "
+            f"{bound[bad[0]]}."
+        )
+    with np.errstate(invalid="ignore"):
+        bad = np.flatnonzero(bound < 0)
+    if bad.size:
+        k = bad[0]
+        raise ValueError(
+            f"{owner}: bounds are squared distances and must be non-negative; bound in "
+            f"row {k} is {bound[k]}."
         )
 
 
@@ -364,7 +635,8 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
     j = np.concatenate([sj, dj])
     sign = np.concatenate([np.ones(si.size, np.int8), -np.ones(di.size, np.int8)])
     perm = rng.permutation(i.size)
-    return PairConstraints(i[perm], j[perm], sign[perm])
+    return PairConstraints._from_valid(i[perm], j[perm], sign[perm],
+                                       np.full(i.size, np.nan))
 
 
 def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25,
@@ -493,9 +765,33 @@ class TripletConstraints:
     equal : array-like of shape (n_equal, 3), default=None
         Rows ``i, j, k`` of equidistant points.
 
+    The constructor validates its input, as :class:`PairConstraints` does,
+    and raises a ValueError or TypeError that names the field (``outlier``
+    or ``equal``) and the first bad row: each field has shape (m, 3) (an
+    empty list is no triplet), holds non-negative integer indices (integers,
+    or floats with integral values; booleans, strings, NaN and non-integral
+    values are rejected), and the three points of a row are distinct.
+    Whether the indices lie below the number of training points is checked
+    by :func:`check_triplets` when the triplets are used in a fit.
+
+    Parameters
+    ----------
+    outlier : array-like of shape (n_outlier, 3), default=None
+        Rows ``i, j, k`` with ``k`` the outlier.
+    equal : array-like of shape (n_equal, 3), default=None
+        Rows ``i, j, k`` of equidistant points.
+
     Attributes
     ----------
     outlier, equal : ndarray of dtype intp and shape (m, 3)
+
+    Raises
+    ------
+    ValueError
+        If a field has the wrong shape, a non-integral or negative index, or
+        a row that repeats a point.
+    TypeError
+        If a field does not hold numbers.
 
     Examples
     --------
@@ -506,8 +802,18 @@ class TripletConstraints:
     """
 
     def __init__(self, outlier=None, equal=None):
-        self.outlier = _as_triplet_array(outlier)
-        self.equal = _as_triplet_array(equal)
+        self.outlier = _validate_triplets(outlier, "outlier", "TripletConstraints")
+        self.equal = _validate_triplets(equal, "equal", "TripletConstraints")
+
+    @classmethod
+    def _from_valid(cls, outlier, equal):
+        """Internal fast path: wrap (m, 3) intp arrays that are valid by
+        construction (from the generators or :meth:`copy`) without checking
+        them again."""
+        self = cls.__new__(cls)
+        self.outlier = np.ascontiguousarray(outlier)
+        self.equal = np.ascontiguousarray(equal)
+        return self
 
     def __len__(self):
         return self.outlier.shape[0] + self.equal.shape[0]
@@ -546,17 +852,37 @@ class TripletConstraints:
 
     def copy(self):
         """A deep copy (the arrays are copied, not shared)."""
-        return TripletConstraints(self.outlier.copy(), self.equal.copy())
+        return TripletConstraints._from_valid(self.outlier.copy(), self.equal.copy())
 
     def __repr__(self):
         return (f"TripletConstraints(n_outlier={self.outlier.shape[0]}, "
                 f"n_equal={self.equal.shape[0]})")
 
 
-def _as_triplet_array(t):
+def _validate_triplets(t, field, owner):
+    """An (m, 3) intp array of triplets with distinct points per row; the one
+    place where triplets are checked (:class:`TripletConstraints` and
+    :func:`check_triplets`).  ``None`` or an empty list is no triplet."""
     if t is None:
         return np.empty((0, 3), dtype=np.intp)
-    return np.ascontiguousarray(np.asarray(t), dtype=np.intp).reshape(-1, 3)
+    arr = _read_array(t, field, owner)
+    where = _where(owner, field)
+    if arr.size == 0 and arr.shape in ((0,), (0, 3)):
+        return np.empty((0, 3), dtype=np.intp)
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(
+            f"{where} must be an array of shape (n_triplets, 3) with rows i, j, k; "
+            f"got shape {arr.shape}."
+        )
+    tri = _as_indices(arr, field, owner, rows=lambda k: f"{k // 3} ({arr[k // 3].tolist()})")
+    bad = np.flatnonzero((tri[:, 0] == tri[:, 1]) | (tri[:, 0] == tri[:, 2])
+                         | (tri[:, 1] == tri[:, 2]))
+    if bad.size:
+        raise ValueError(
+            f"{where}: row {bad[0]} ({tri[bad[0]].tolist()}) repeats a point; the three "
+            "points of a triplet must be distinct."
+        )
+    return np.ascontiguousarray(tri)
 
 
 def check_triplets(triplets, n_samples, *, name="triplets"):
@@ -579,44 +905,92 @@ def check_triplets(triplets, n_samples, *, name="triplets"):
     ------
     ValueError
         If the array has the wrong shape, holds non-integers, an index out of
-        range, or a row that repeats a point.  The message names ``name``
-        and the first offending row.
+        range, or a row that repeats a point (the checks of
+        :class:`TripletConstraints`, and the range).  The message names
+        ``name`` and the first offending row.
+    TypeError
+        If the array does not hold numbers, or is a :class:`TripletConstraints`
+        (use :func:`check_triplet_constraints`).
     """
     if isinstance(triplets, TripletConstraints):
-        raise ValueError(
-            f"{name} must be an array of shape (n_triplets, 3); pass the "
-            "TripletConstraints' .outlier and .equal arrays as triplets= and "
-            "equal_triplets=."
+        raise TypeError(
+            f"{name} must be an array of shape (n_triplets, 3); a TripletConstraints "
+            "holds two of them: validate it with check_triplet_constraints."
         )
-    arr = np.asarray(triplets)
-    if arr.size == 0:
-        return np.empty((0, 3), dtype=np.intp)
-    if arr.ndim != 2 or arr.shape[1] != 3:
-        raise ValueError(
-            f"{name} must be an array of shape (n_triplets, 3) with rows i, j, k; "
-            f"got shape {arr.shape}."
-        )
-    try:
-        f = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}: the indices must be integers.") from None
-    if not np.all(np.isfinite(f)) or np.any(f != np.round(f)):
-        raise ValueError(f"{name}: the indices must be integers.")
-    t = f.astype(np.intp)
-    bad = np.flatnonzero(((t < 0) | (t >= n_samples)).any(1))
+    t = _validate_triplets(triplets, name, None)
+    bad = np.flatnonzero((t >= n_samples).any(1))
     if bad.size:
         k = bad[0]
         raise ValueError(
             f"{name}: index out of range in row {k} ({t[k].tolist()}); indices must "
             f"lie in [0, {n_samples - 1}] for {n_samples} samples."
         )
-    bad = np.flatnonzero((t[:, 0] == t[:, 1]) | (t[:, 0] == t[:, 2]) | (t[:, 1] == t[:, 2]))
-    if bad.size:
-        raise ValueError(
-            f"{name}: row {bad[0]} ({t[bad[0]].tolist()}) repeats a point; the three "
-            "points of a triplet must be distinct."
-        )
-    return np.ascontiguousarray(t)
+    return t
+
+
+def check_triplet_constraints(triplets, equal_triplets, n_samples):
+    """Validate the triplets of a fit: arrays, or one TripletConstraints.
+
+    Parameters
+    ----------
+    triplets : TripletConstraints, array-like of shape (n_outlier, 3) or None
+        Outlier triplets; a :class:`TripletConstraints` brings its outlier
+        and its equality triplets.
+    equal_triplets : array-like of shape (n_equal, 3) or None
+        Equality triplets.  Must be None when ``triplets`` is a
+        :class:`TripletConstraints` (its ``equal`` triplets are used: two
+        sources of equality triplets are an error rather than merged).
+    n_samples : int
+        Number of training points the indices refer to.
+
+    Returns
+    -------
+    TripletConstraints
+        A validated copy.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`check_triplets`, naming ``triplets``, ``equal_triplets``,
+        ``triplets.outlier`` or ``triplets.equal``; a ValueError when both a
+        TripletConstraints and ``equal_triplets`` are given.
+    """
+    if isinstance(triplets, TripletConstraints):
+        if equal_triplets is not None:
+            raise ValueError(
+                "triplets is a TripletConstraints, which carries its own equality "
+                "triplets (.equal); equal_triplets must then be None. Put all the "
+                "equality triplets in the TripletConstraints, or pass two arrays."
+            )
+        # checked again: the arrays may have been changed since construction
+        outlier = check_triplets(triplets.outlier, n_samples, name="triplets.outlier")
+        equal = check_triplets(triplets.equal, n_samples, name="triplets.equal")
+    else:
+        outlier = check_triplets(triplets, n_samples, name="triplets")
+        equal = check_triplets(equal_triplets, n_samples, name="equal_triplets")
+    return TripletConstraints._from_valid(outlier.copy(), equal.copy())
+
+
+def _n_equal_triplets(counts):
+    """Numbers of distinct unordered triplets of points all of one class
+    (``sum_k C(c_k, 3)``) and each of a different class (the elementary
+    symmetric polynomial ``e3`` of the class sizes), as exact Python ints."""
+    same = e1 = e2 = e3 = 0
+    for c in counts.tolist():
+        same += c * (c - 1) * (c - 2) // 6
+        e3 += e2 * c
+        e2 += e1 * c
+        e1 += c
+    return same, e3
+
+
+def _combinations3(m):
+    """All ``a < b < c`` in ``range(m)``, as an array of shape (C(m, 3), 3)."""
+    a, b = np.triu_indices(m, k=1)
+    reps = m - 1 - b
+    a3, b3 = np.repeat(a, reps), np.repeat(b, reps)
+    c3 = b3 + 1 + np.arange(a3.shape[0]) - np.repeat(np.cumsum(reps) - reps, reps)
+    return np.column_stack([a3, b3, c3]).astype(np.intp)
 
 
 def _draw_unique(rng, n_wanted, draw, canonical, max_rounds=64):
@@ -789,15 +1163,29 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
     ----------
     y : array-like of shape (n_samples,)
     n_triplets : int
+        Number of triplets wanted.  Capped by the number of distinct
+        triplets available (``sum_k C(c_k, 3)`` of one class and the sum of
+        ``c_a c_b c_c`` over three classes, for classes of ``c_k`` labeled
+        samples), so a large request costs no more than the triplets that
+        exist.
     mode : {'mixed', 'same', 'different'}, default='mixed'
         'same': three points of one class; 'different': three classes;
-        'mixed': each triplet is either, with probability one half.
+        'mixed': half of each kind (one kind takes over what the other
+        cannot supply).
     unlabeled : int, str or None, default=-1
     random_state : int, RandomState instance or None, default=None
 
     Returns
     -------
-    ndarray of shape (n_triplets, 3), intp
+    ndarray of shape (n_returned, 3), intp
+        Distinct triplets (as unordered sets), shuffled; ``n_returned`` is
+        ``n_triplets`` or the number available, whichever is smaller.
+
+    Examples
+    --------
+    >>> from sklearn_bregman.constraints import equal_triplets_from_labels
+    >>> equal_triplets_from_labels([0, 0, 0, 1, 1, 1], 10**6, mode="same").shape
+    (2, 3)
     """
     rng = check_random_state(random_state)
     y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)
@@ -833,15 +1221,47 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
         c = full[t]
         return t[(c[:, 0] != c[:, 1]) & (c[:, 0] != c[:, 2]) & (c[:, 1] != c[:, 2])]
 
-    samplers = {"same": [draw_same], "different": [draw_different],
-                "mixed": [s for s, ok in ((draw_same, can_same),
-                                          (draw_different, can_diff)) if ok]}[mode]
-    parts, left = [], int(n_triplets)
-    for n_done, draw in enumerate(samplers):
-        want = -(-left // (len(samplers) - n_done))
-        got = _draw_unique(rng, want, draw, lambda t: np.sort(t, axis=1))
-        parts.append(got)
-        left -= got.shape[0]
+    # Distinct triplets available of each kind, exactly (Python integers):
+    # sum_k C(c_k, 3) of one class, e3(c) of three classes.
+    n_same_avail, n_diff_avail = _n_equal_triplets(counts)
+    n_same = n_diff = 0
+    if mode == "same":
+        n_same = min(int(n_triplets), n_same_avail)
+    elif mode == "different":
+        n_diff = min(int(n_triplets), n_diff_avail)
+    else:  # half each; one kind takes over what the other cannot supply
+        n_same = min((int(n_triplets) + 1) // 2, n_same_avail)
+        n_diff = min(int(n_triplets) - n_same, n_diff_avail)
+        n_same = min(int(n_triplets) - n_diff, n_same_avail)
+
+    def enum_same():
+        parts = []
+        for k in np.flatnonzero(counts >= 3):
+            members = by_class[start[k]:start[k + 1]]
+            parts.append(members[_combinations3(counts[k])])
+        return np.concatenate(parts)
+
+    def enum_different():
+        a, b, c = _combinations3(classes.shape[0]).T
+        ca, cb, cc = counts[a], counts[b], counts[c]
+        size = ca * cb * cc
+        t = np.repeat(np.arange(a.shape[0]), size)
+        o = np.arange(t.shape[0]) - np.repeat(np.cumsum(size) - size, size)
+        pa, pb, pc = o // (cb[t] * cc[t]), (o // cc[t]) % cb[t], o % cc[t]
+        return np.column_stack([by_class[start[a[t]] + pa], by_class[start[b[t]] + pb],
+                                by_class[start[c[t]] + pc]])
+
+    parts = []
+    for want, avail, draw, enum in ((n_same, n_same_avail, draw_same, enum_same),
+                                    (n_diff, n_diff_avail, draw_different,
+                                     enum_different)):
+        if want == 0:
+            continue
+        if 2 * want >= avail:  # most of them: list them all and pick
+            every = enum()
+            parts.append(every[rng.choice(every.shape[0], want, replace=False)])
+        else:
+            parts.append(_draw_unique(rng, want, draw, lambda t: np.sort(t, axis=1)))
     got = np.concatenate(parts)
     if got.shape[0] == 0:
         raise ValueError("No equal triplet could be drawn from these labels.")

@@ -33,10 +33,10 @@ def _labelled_embedding(estimator, X, y, unlabeled, scorer):
         )
     if y is None:
         raise ValueError(f"{scorer} needs the class labels y of the samples to score.")
+    y = _check_labels(y, scorer)
     Z = estimator.transform(X)
     if not sparse.issparse(Z):
         Z = np.asarray(Z)
-    y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != Z.shape[0]:
         raise ValueError(
             f"{scorer}: y must be 1-d with one label per sample of X; got y of shape "
@@ -46,6 +46,37 @@ def _labelled_embedding(estimator, X, y, unlabeled, scorer):
         keep = np.asarray(y != unlabeled, dtype=bool)
         Z, y = Z[keep], y[keep]
     return Z, y
+
+
+def _check_labels(y, scorer):
+    """``np.asarray(y)``; missing labels (NaN or None) are not a class, and
+    the labels must be of one comparable kind (numbers, or strings)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "fc":
+        missing = np.isnan(y)
+    elif y.dtype.kind == "O":
+        missing = np.array([v is None or (isinstance(v, float) and v != v)
+                            for v in y.reshape(-1)], dtype=bool).reshape(y.shape)
+    else:
+        missing = np.zeros(y.shape, dtype=bool)
+    if missing.any():
+        k = np.flatnonzero(missing.reshape(-1))[0]
+        raise ValueError(
+            f"{scorer}: y holds missing labels ({int(missing.sum())} NaN or None, the "
+            f"first at sample {k}); a missing label is not a class. Give unlabeled "
+            "samples the label of the scorer's unlabeled argument (-1 by default) "
+            "to leave them out."
+        )
+    if y.dtype.kind == "O":
+        try:
+            np.unique(y)
+        except TypeError:
+            kinds = sorted({type(v).__name__ for v in y.reshape(-1)})
+            raise TypeError(
+                f"{scorer}: y mixes label types that cannot be compared ({', '.join(kinds)}); "
+                "use labels of one kind (numbers, or strings)."
+            ) from None
+    return y
 
 
 class _KNNScorer:
@@ -128,7 +159,9 @@ def knn_scorer(n_neighbors=5, *, unlabeled=-1):
     -------
     scorer : callable
         ``scorer(estimator, X, y) -> float`` in [0, 1], for a fitted
-        estimator with a ``transform`` method.
+        estimator with a ``transform`` method.  It raises ValueError when
+        ``y`` holds missing labels (NaN or None: not a class; label such
+        samples ``unlabeled`` to leave them out).
 
     Examples
     --------
@@ -181,7 +214,9 @@ def kernel_kmeans_scorer(metric="nmi", n_init=10, random_state=0, *, unlabeled=-
     scorer : callable
         ``scorer(estimator, X, y) -> float``, for a fitted estimator with a
         ``transform`` method.  It raises ValueError when the labelled samples
-        hold fewer than 2 classes.
+        hold fewer than 2 classes, or when ``y`` holds missing labels (NaN or
+        None: not a class; label such samples ``unlabeled`` to leave them
+        out).
 
     References
     ----------

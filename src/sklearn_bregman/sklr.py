@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._base import components_from_metric
 from ._engine import triplet_projections
-from .constraints import TripletConstraints, check_triplets, triplets_from_labels
+from .constraints import TripletConstraints, check_triplet_constraints, triplets_from_labels
 from .lowrank import KERNELS, SpectralFactor, _kernel_params
 
 __all__ = ["SKLRClusterer"]
@@ -237,9 +237,14 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
             triplets are drawn from them when no triplets are given.
             Without labels and triplets the kernel stays the initial one
             (plain kernel k-means).
-        triplets : array-like of shape (n_outlier, 3), default=None
+        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, \
+                default=None
             Outlier triplets ``i, j, k`` (``k`` is the odd one out) over the
-            rows of X.  When given (or ``equal_triplets``), ``y`` is not used.
+            rows of X.  A :class:`~sklearn_bregman.TripletConstraints` brings
+            both its outlier and its equality triplets (``equal_triplets``
+            must then be None).  When given (or ``equal_triplets``), ``y`` is
+            not used.  Validated by
+            :func:`~sklearn_bregman.constraints.check_triplet_constraints`.
         equal_triplets : array-like of shape (n_equal, 3), default=None
             "Don't know" triplets ``i, j, k``: equidistant points.
 
@@ -288,11 +293,7 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
 
     def _triplets(self, y, triplets, equal_triplets, n, rng):
         if triplets is not None or equal_triplets is not None:
-            return TripletConstraints(
-                check_triplets([] if triplets is None else triplets, n, name="triplets"),
-                check_triplets([] if equal_triplets is None else equal_triplets, n,
-                               name="equal_triplets"),
-            )
+            return check_triplet_constraints(triplets, equal_triplets, n)
         if y is None:
             return TripletConstraints()
         y = column_or_1d(y, warn=True)
