@@ -110,12 +110,23 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     CSIResult
     """
     rng = check_random_state(random_state)
-    diag = np.maximum(np.asarray(diag, dtype=np.float64), 0.0)
+    diag = np.asarray(diag, dtype=np.float64)
+    if not np.isfinite(diag).all():
+        raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing to factor.")
+    diag = np.maximum(diag, 0.0)
     n = diag.shape[0]
     trace = float(diag.sum())
     if Y is None:
         Y = np.zeros((n, 0))
     Y = np.asfortranarray(Y, dtype=np.float64)
+    # J depends on Y only up to scale (mu = (1 - kappa) / tr(Y'Y)): the run
+    # works on Y / y_scale, a power of two (exact, so the pivots are those of
+    # Y itself), and the prediction errors are scaled back at the end.  A
+    # huge y then neither overflows tr(Y'Y) nor silently drops the side
+    # information.
+    y_max = float(np.abs(Y).max()) if Y.size else 0.0
+    y_scale = _power_of_two_above(y_max)
+    Y = np.asfortranarray(Y / y_scale)
     if center and Y.shape[1]:
         Y = np.asfortranarray(Y - Y.mean(0))
     y_norm = float((Y ** 2).sum())
@@ -142,9 +153,10 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     def append(p):
         nonlocal t
         buf.ensure(t)
-        cholesky_append(buf.G, dadv,
-                        np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1),
-                        t, buf.pivots, p)
+        values = np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1)
+        if not np.isfinite(values).all():
+            raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
+        cholesky_append(buf.G, dadv, values, t, buf.pivots, p)
         if not plain:  # (plain: the QR is done once at the end)
             qr_append(buf.Q, buf.R, buf.E, Y, buf.G, t, center)
             lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work)
@@ -202,7 +214,8 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         else:
             gg = lookahead_chosen(A, dk, buf.G, k0, t, work)
         chosen[buf.pivots[k0]] = True
-        qy = float((buf.E[:, k0] ** 2).sum()) if d else 0.0
+        # (plain: no QR yet; the prediction errors are computed at the end)
+        qy = float((buf.E[:, k0] ** 2).sum()) if d and not plain else 0.0
         k0 += 1
         approx.append(max(float(dk.sum()), 0.0))
         pred.append(max(pred[-1] - qy, 0.0))
@@ -214,16 +227,41 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     G, Q, R, pivots = buf.G[:, :m], buf.Q, buf.R, buf.pivots
     if plain:
         Gc = G - G.mean(0) if center else G.copy(order="F")
+        norms = np.sqrt((Gc ** 2).sum(0))
         Q, R = linalg.qr(Gc, mode="economic", overwrite_a=True, check_finite=False)
         del Gc
-        if y_norm > 0:  # kappa = 1 with y: the prediction errors all the same
+        # a column already in the span of the earlier ones (e.g. constant once
+        # centred, as the one column of a single sample) adds no direction:
+        # Q[:, k] = 0 and R[k, k] = 0, as qr_append does, rather than the
+        # arbitrary unit vector of the Householder QR
+        flat = np.abs(np.diag(R)) <= 1e-12 * norms
+        Q[:, flat] = 0.0
+        R[flat, flat] = 0.0
+        if y_norm > 0:  # y given but not used for the pivots: its prediction errors
             pred = list(y_norm - np.concatenate([[0.0], np.cumsum(((Y.T @ Q) ** 2).sum(0))]))
     else:
         Q, R = Q[:, :m], np.triu(R[:m, :m])
+    # back to the units of y (exact: y_scale is a power of two)
+    with np.errstate(over="ignore"):
+        prediction_error = np.maximum(np.array(pred), 0.0) * y_scale * y_scale
+    if not np.isfinite(prediction_error).all():
+        raise ValueError(
+            f"y is too large: its squared norm |y - mean(y)|^2, the prediction error at "
+            f"rank 0, overflows float64 (largest |y| = {y_max:.3g}); "
+            f"rescale y (CSI's pivots do not depend on the scale of y)."
+        )
     return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
                      approximation_error=np.array(approx),
-                     prediction_error=np.maximum(np.array(pred), 0.0),
+                     prediction_error=prediction_error,
                      gains=np.array(gains))
+
+
+def _power_of_two_above(x):
+    """A power of two in (x, 2 x] (1 for x = 0): dividing by it is exact."""
+    if x == 0:
+        return 1.0
+    mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
+    return float(np.ldexp(1.0, int(exponent)))
 
 
 class _Buffers:
