@@ -26,7 +26,9 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.estimator_checks import check_fit2d_1sample
 
 from sklearn_bregman import CSIDecomposition, LogDetKernelLearner
+from sklearn_bregman.cluster import KernelKMeans
 from sklearn_bregman.lowrank import LowRankFactor, pivoted_cholesky
+from sklearn_bregman.sklr import SKLRClusterer
 
 X, y = make_blobs(30, 4, centers=3, random_state=0)
 K_RBF = pairwise_kernels(X, metric="rbf", gamma=0.25)  # gamma=None: 1 / n_features
@@ -109,3 +111,57 @@ def test_csi_start_of_a_learner_with_one_class():
                                   random_state=0).fit(X, one, constraints=pairs)
     assert list(learner.pivots_) == list(piv_ref)
     np.testing.assert_allclose(learner.factor_.transform(X), G_ref, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# Item 6: kernel values that are not finite
+# ---------------------------------------------------------------------------
+
+def nan_kernel(a, b):
+    return np.nan
+
+
+NON_FINITE = [
+    (dict(kernel=nan_kernel), X, r"kernel=nan_kernel"),
+    (dict(kernel="poly", coef0=np.nan), X, r"kernel='poly'.*coef0=nan"),
+    (dict(kernel="poly", degree=1e6), X, r"kernel='poly'.*degree=1000000"),
+    (dict(kernel="rbf"), X * 1e300, r"kernel='rbf'.*scale of X"),
+    (dict(kernel="linear"), X * 1e300, r"kernel='linear'.*scale of X"),
+]
+
+
+@pytest.mark.parametrize("make", [
+    lambda kw: LogDetKernelLearner(random_state=0, **kw),
+    lambda kw: CSIDecomposition(**kw),
+    lambda kw: KernelKMeans(3, random_state=0, **kw),
+    lambda kw: SKLRClusterer(3, random_state=0, **kw),
+], ids=["LogDet", "CSI", "KernelKMeans", "SKLR"])
+@pytest.mark.parametrize("kwargs, data, names", NON_FINITE,
+                         ids=["callable-nan", "coef0-nan", "huge-degree", "rbf-1e300",
+                              "linear-1e300"])
+def test_non_finite_kernel_values_are_reported(make, kwargs, data, names):
+    with pytest.raises(ValueError, match=r"kernel values are not finite") as err:
+        make(kwargs).fit(data, y)
+    assert err.match(names)
+
+
+def test_adaptive_gaussian_far_from_the_training_points_is_zero():
+    """The adaptive Gaussian of a point astronomically far from every training
+    point is exp(-inf) = 0, whatever float64 makes of its bandwidth: the
+    out-of-sample coordinates are 0, not NaN."""
+    model = SKLRClusterer(3, random_state=0).fit(X, y)
+    far = model.transform(X * 1e200)
+    np.testing.assert_array_equal(far, np.zeros_like(far))
+    np.testing.assert_allclose(model.transform(X), model.embedding_, atol=1e-8)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: LogDetKernelLearner(kernel="poly", random_state=0),
+    lambda: CSIDecomposition(kernel="poly"),
+    lambda: SKLRClusterer(3, kernel="poly", slack=1.0, random_state=0),
+], ids=["LogDet", "CSI", "SKLR"])
+def test_out_of_sample_kernel_values_that_overflow_are_an_error(make):
+    """A polynomial kernel of points at 1e200 is infinite: no NaN rows."""
+    model = make().fit(X, y)
+    with pytest.raises(ValueError, match=r"kernel values are not finite.*kernel='poly'"):
+        model.transform(X * 1e200)

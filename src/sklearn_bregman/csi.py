@@ -40,7 +40,15 @@ from ._engine._csi import (
     move_pivot,
     qr_append,
 )
-from .lowrank import KERNELS, _kernel_params, check_precomputed, kernel_source, pivot_columns
+from .lowrank import (
+    KERNELS,
+    _kernel_params,
+    _power_of_two_below,
+    check_finite_coordinates,
+    check_precomputed,
+    kernel_source,
+    pivot_columns,
+)
 
 __all__ = ["CSIDecomposition", "cholesky_side_information", "side_information"]
 
@@ -125,7 +133,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     # huge y then neither overflows tr(Y'Y) nor silently drops the side
     # information.
     y_max = float(np.abs(Y).max()) if Y.size else 0.0
-    y_scale = _power_of_two_above(y_max)
+    y_scale = _power_of_two_below(y_max)
     Y = np.asfortranarray(Y / y_scale)
     if center and Y.shape[1]:
         Y = np.asfortranarray(Y - Y.mean(0))
@@ -254,14 +262,6 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
                      approximation_error=np.array(approx),
                      prediction_error=prediction_error,
                      gains=np.array(gains))
-
-
-def _power_of_two_above(x):
-    """A power of two in (x, 2 x] (1 for x = 0): dividing by it is exact."""
-    if x == 0:
-        return 1.0
-    mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
-    return float(np.ldexp(1.0, int(exponent)))
 
 
 class _Buffers:
@@ -537,7 +537,9 @@ class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Kc = pivot_columns(X, self.kernel, self._params, self._X_pivots, self.pivots_)
-        return linalg.solve_triangular(self._L, Kc.T, lower=True).T
+        with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+            Z = linalg.solve_triangular(self._L, Kc.T, lower=True, check_finite=False).T
+        return check_finite_coordinates(Z, self.kernel, self._params, X)
 
     @property
     def _n_features_out(self):
