@@ -165,3 +165,37 @@ def test_out_of_sample_kernel_values_that_overflow_are_an_error(make):
     model = make().fit(X, y)
     with pytest.raises(ValueError, match=r"kernel values are not finite.*kernel='poly'"):
         model.transform(X * 1e200)
+
+
+# (scikit-learn's own finiteness check of a kernel matrix near the float64
+# limit warns while it sums it)
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+def test_kernel_kmeans_never_reports_an_infinite_inertia():
+    """Linear kernel of X * 1e300: the kernel values themselves overflow.  A
+    precomputed kernel is clustered at any finite scale (kernel k-means is
+    homogeneous in K), and an inertia that overflows is an error."""
+    with pytest.raises(ValueError, match=r"kernel values are not finite.*kernel='linear'"):
+        KernelKMeans(3, random_state=0).fit(X * 1e300)
+    K = X @ X.T
+    ref = KernelKMeans(3, kernel="precomputed", random_state=0).fit(K)
+    big = KernelKMeans(3, kernel="precomputed", random_state=0).fit(K * 1e300)
+    np.testing.assert_array_equal(big.labels_, ref.labels_)
+    assert big.inertia_ == pytest.approx(ref.inertia_ * 1e300, rel=1e-12)
+    np.testing.assert_array_equal(big.predict(K[:7] * 1e300), ref.predict(K[:7]))
+    Z = np.random.default_rng(0).standard_normal((200, 4))  # inertia >> max |K|
+    K = Z @ Z.T
+    with pytest.raises(ValueError, match=r"inertia.*not finite.*kernel matrix"):
+        KernelKMeans(3, kernel="precomputed", random_state=0).fit(K * (1e308 / K.max()))
+
+
+# ---------------------------------------------------------------------------
+# Item 7: one check of a precomputed kernel matrix
+# ---------------------------------------------------------------------------
+
+def test_kernel_kmeans_rejects_a_non_symmetric_kernel():
+    K = K_RBF.copy()
+    K[0, 1] += 0.5
+    with pytest.raises(ValueError, match=r"kernel='precomputed'.*symmetric"):
+        KernelKMeans(3, kernel="precomputed", random_state=0).fit(K)
+    with pytest.raises(ValueError, match=r"kernel='precomputed'.*square"):
+        KernelKMeans(3, kernel="precomputed", random_state=0).fit(K[:, :20])
