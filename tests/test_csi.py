@@ -165,7 +165,8 @@ def test_qr_append_of_a_column_in_the_span():
 # The estimator
 # ---------------------------------------------------------------------------
 
-@parametrize_with_checks([CSIDecomposition(rank=5, random_state=0),
+@parametrize_with_checks([CSIDecomposition(),
+                          CSIDecomposition(rank=5, random_state=0),
                           CSIDecomposition(kernel="linear", kappa=0.5, delta=3,
                                            center=False, random_state=0)])
 def test_sklearn_compatible(estimator, check):

@@ -9,7 +9,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .lowrank import KERNELS, LowRankFactor, _kernel_params
+from .lowrank import (
+    KERNELS,
+    LowRankFactor,
+    _kernel_params,
+    _power_of_two_below,
+    check_precomputed,
+)
 
 __all__ = ["KernelKMeans"]
 
@@ -24,7 +30,8 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
               + \frac{1}{|c|^2} \sum_{j, l \in c} K_{jl}.
 
     - ``kernel='precomputed'``: the real kernel k-means on the given n x n
-      matrix; each iteration is one product ``K @ Z`` with the n x c cluster
+      matrix (square and symmetric, as for every estimator of the package);
+      each iteration is one product ``K @ Z`` with the n x c cluster
       indicator Z, O(n^2 c).  k-means++ seeding in feature space.
     - any other kernel: the kernel is factored, K ~= G G' (the data itself
       for 'linear', pivoted incomplete Cholesky of rank ``rank``
@@ -58,7 +65,8 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     ----------
     labels_ : ndarray of shape (n_samples,)
     inertia_ : float
-        Sum of squared feature-space distances to the cluster means.
+        Sum of squared feature-space distances to the cluster means (a
+        ValueError if it overflows float64, e.g. for ``X * 1e300``).
     n_iter_ : int
         Iterations of the best run.
     cluster_centers_ : ndarray of shape (n_clusters, rank)
@@ -131,11 +139,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
                 f"n_samples={n} should be >= n_clusters={self.n_clusters}."
             )
         if self.kernel == "precomputed":
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    "kernel='precomputed' needs a square kernel matrix in fit; got X of "
-                    f"shape {X.shape}."
-                )
+            check_precomputed(X)
             self._fit_precomputed(X)
             return self
         self.factor_ = LowRankFactor(
@@ -148,13 +152,22 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
                               tol=self.tol, random_state=self.random_state,
                               verbose=self.verbose).fit(G)
         self.labels_ = self.kmeans_.labels_
-        self.inertia_ = float(self.kmeans_.inertia_)
+        self.inertia_ = _finite_inertia(self.kmeans_.inertia_, G)
         self.n_iter_ = self.kmeans_.n_iter_
         self.cluster_centers_ = self.kmeans_.cluster_centers_
         return self
 
     def _fit_precomputed(self, K):
         rng = check_random_state(self.random_state)
+        # Kernel k-means is homogeneous in K (same labels, inertia times s for
+        # K / s): a kernel so large that its sums would overflow is divided by
+        # a power of two (exact) and the inertia scaled back.  Only then is K
+        # copied.
+        K_in = K
+        largest = max(float(K.max()), -float(K.min()))
+        scale = _power_of_two_below(largest) if largest > _LARGE else 1.0
+        if scale != 1.0:
+            K = K / scale
         diag = np.diag(K).copy()
         best = None
         for run in range(self.n_init):
@@ -165,9 +178,11 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
                 print(f"[KernelKMeans] init {run}: inertia {inertia:.6g}, {n_iter} iterations")
             if best is None or inertia < best[1]:
                 best = (labels, inertia, n_iter)
-        self.labels_, self.inertia_, self.n_iter_ = best
+        self.labels_, inertia, self.n_iter_ = best
+        self.inertia_ = _finite_inertia(inertia * scale, K_in)
         # what predict needs: K_new @ Zs and the squared norms of the means
-        self._Zs, _, self._within, _ = _means(K, self.labels_, self.n_clusters)
+        self._Zs, _, within, _ = _means(K, self.labels_, self.n_clusters)
+        self._within = within * scale
 
     def predict(self, X):
         """Nearest cluster mean in feature space for new points.
@@ -192,6 +207,25 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
+
+
+#: Largest kernel value used as it is by the precomputed path; sums of up to
+#: n^2 such values stay far from overflow.
+_LARGE = 1e100
+
+
+def _finite_inertia(inertia, values):
+    """The inertia as a float, or a ValueError if it overflowed float64
+    (``values``: the factor or kernel matrix it came from, for the message)."""
+    inertia = float(inertia)
+    if not np.isfinite(inertia):
+        largest = float(np.abs(values).max())
+        raise ValueError(
+            "KernelKMeans: the inertia (sum of squared feature-space distances) is not "
+            f"finite: it overflows float64 (largest |value| = {largest:.3g}). Check the "
+            "scale of X, or of the kernel matrix for kernel='precomputed'."
+        )
+    return inertia
 
 
 def _indicator(labels, k):

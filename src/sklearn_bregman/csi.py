@@ -40,7 +40,15 @@ from ._engine._csi import (
     move_pivot,
     qr_append,
 )
-from .lowrank import KERNELS, _kernel_params, check_precomputed, kernel_source, pivot_columns
+from .lowrank import (
+    KERNELS,
+    _kernel_params,
+    _power_of_two_below,
+    check_finite_coordinates,
+    check_precomputed,
+    kernel_source,
+    pivot_columns,
+)
 
 __all__ = ["CSIDecomposition", "cholesky_side_information", "side_information"]
 
@@ -110,12 +118,23 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     CSIResult
     """
     rng = check_random_state(random_state)
-    diag = np.maximum(np.asarray(diag, dtype=np.float64), 0.0)
+    diag = np.asarray(diag, dtype=np.float64)
+    if not np.isfinite(diag).all():
+        raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing to factor.")
+    diag = np.maximum(diag, 0.0)
     n = diag.shape[0]
     trace = float(diag.sum())
     if Y is None:
         Y = np.zeros((n, 0))
     Y = np.asfortranarray(Y, dtype=np.float64)
+    # J depends on Y only up to scale (mu = (1 - kappa) / tr(Y'Y)): the run
+    # works on Y / y_scale, a power of two (exact, so the pivots are those of
+    # Y itself), and the prediction errors are scaled back at the end.  A
+    # huge y then neither overflows tr(Y'Y) nor silently drops the side
+    # information.
+    y_max = float(np.abs(Y).max()) if Y.size else 0.0
+    y_scale = _power_of_two_below(y_max)
+    Y = np.asfortranarray(Y / y_scale)
     if center and Y.shape[1]:
         Y = np.asfortranarray(Y - Y.mean(0))
     y_norm = float((Y ** 2).sum())
@@ -142,9 +161,10 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     def append(p):
         nonlocal t
         buf.ensure(t)
-        cholesky_append(buf.G, dadv,
-                        np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1),
-                        t, buf.pivots, p)
+        values = np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1)
+        if not np.isfinite(values).all():
+            raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
+        cholesky_append(buf.G, dadv, values, t, buf.pivots, p)
         if not plain:  # (plain: the QR is done once at the end)
             qr_append(buf.Q, buf.R, buf.E, Y, buf.G, t, center)
             lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work)
@@ -202,7 +222,8 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         else:
             gg = lookahead_chosen(A, dk, buf.G, k0, t, work)
         chosen[buf.pivots[k0]] = True
-        qy = float((buf.E[:, k0] ** 2).sum()) if d else 0.0
+        # (plain: no QR yet; the prediction errors are computed at the end)
+        qy = float((buf.E[:, k0] ** 2).sum()) if d and not plain else 0.0
         k0 += 1
         approx.append(max(float(dk.sum()), 0.0))
         pred.append(max(pred[-1] - qy, 0.0))
@@ -214,15 +235,32 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     G, Q, R, pivots = buf.G[:, :m], buf.Q, buf.R, buf.pivots
     if plain:
         Gc = G - G.mean(0) if center else G.copy(order="F")
+        norms = np.sqrt((Gc ** 2).sum(0))
         Q, R = linalg.qr(Gc, mode="economic", overwrite_a=True, check_finite=False)
         del Gc
-        if y_norm > 0:  # kappa = 1 with y: the prediction errors all the same
+        # a column already in the span of the earlier ones (e.g. constant once
+        # centred, as the one column of a single sample) adds no direction:
+        # Q[:, k] = 0 and R[k, k] = 0, as qr_append does, rather than the
+        # arbitrary unit vector of the Householder QR
+        flat = np.abs(np.diag(R)) <= 1e-12 * norms
+        Q[:, flat] = 0.0
+        R[flat, flat] = 0.0
+        if y_norm > 0:  # y given but not used for the pivots: its prediction errors
             pred = list(y_norm - np.concatenate([[0.0], np.cumsum(((Y.T @ Q) ** 2).sum(0))]))
     else:
         Q, R = Q[:, :m], np.triu(R[:m, :m])
+    # back to the units of y (exact: y_scale is a power of two)
+    with np.errstate(over="ignore"):
+        prediction_error = np.maximum(np.array(pred), 0.0) * y_scale * y_scale
+    if not np.isfinite(prediction_error).all():
+        raise ValueError(
+            f"y is too large: its squared norm |y - mean(y)|^2, the prediction error at "
+            f"rank 0, overflows float64 (largest |y| = {y_max:.3g}); "
+            f"rescale y (CSI's pivots do not depend on the scale of y)."
+        )
     return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
                      approximation_error=np.array(approx),
-                     prediction_error=np.maximum(np.array(pred), 0.0),
+                     prediction_error=prediction_error,
                      gains=np.array(gains))
 
 
@@ -499,7 +537,9 @@ class CSIDecomposition(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEs
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         Kc = pivot_columns(X, self.kernel, self._params, self._X_pivots, self.pivots_)
-        return linalg.solve_triangular(self._L, Kc.T, lower=True).T
+        with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+            Z = linalg.solve_triangular(self._L, Kc.T, lower=True, check_finite=False).T
+        return check_finite_coordinates(Z, self.kernel, self._params, X)
 
     @property
     def _n_features_out(self):

@@ -26,7 +26,8 @@ from sklearn.neighbors import NearestNeighbors
 
 from ._engine._csi import cholesky_append
 
-__all__ = ["AdaptiveGaussian", "LowRankFactor", "kernel_diagonal", "pivoted_cholesky"]
+__all__ = ["AdaptiveGaussian", "LowRankFactor", "check_finite_kernel", "kernel_diagonal",
+           "pivoted_cholesky"]
 
 KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
 
@@ -66,10 +67,48 @@ class AdaptiveGaussian:
         return np.maximum(self.nn_.kneighbors(X)[0][:, -1], self.floor_)
 
     def __call__(self, X, Y, sigma_x, sigma_y):
-        """The kernel matrix k0(X, Y) given the bandwidths of both sides."""
-        D = euclidean_distances(X, Y, squared=True)
-        D /= np.outer(sigma_x, sigma_y)
-        return np.exp(-D, out=D)
+        """The kernel matrix k0(X, Y) given the bandwidths of both sides.
+
+        ``Y`` are training points (finite bandwidths ``sigma_y``).  A point so
+        far from them that its squared distances, or its own bandwidth,
+        overflow float64 gets the value the kernel really has there, 0 (see
+        :func:`_far_adaptive_values`), not NaN; anything still not finite is
+        an error.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            D = euclidean_distances(X, Y, squared=True)
+            overflow = ~np.isfinite(D)
+            overflow |= ~np.isfinite(np.asarray(sigma_x, dtype=float))[:, None]
+            D /= np.outer(sigma_x, sigma_y)
+            K = np.exp(-D, out=D)
+        rows = np.flatnonzero(overflow.any(1))
+        for i in rows:
+            K[i, overflow[i]] = _far_adaptive_values(X[i], Y[overflow[i]],
+                                                      sigma_y[overflow[i]])
+        return check_finite_kernel(K, "adaptive_rbf", {"n_neighbors": self.n_neighbors},
+                                   X, Y)
+
+
+def _far_adaptive_values(x, Y, sigma_y):
+    """Adaptive-Gaussian values of one point x against training points Y
+    whose squared distances to x (or x's bandwidth) overflow float64.
+
+    The exponent d^2 / (sigma(x) sigma(y)) cannot be formed, but it is
+    bounded below: the k nearest training points of y lie within sigma(y) of
+    y, hence within d + sigma(y) of x, so sigma(x) <= d + sigma(y) and
+
+        k0(x, y) <= exp(-d^2 / ((d + sigma(y)) sigma(y))).
+
+    d itself is computed on x and Y scaled to at most 1 (no overflow).  Where
+    the bound underflows to 0 the value is exactly 0 in float64; elsewhere it
+    is NaN (undefined), which the caller reports.
+    """
+    scale = max(float(np.abs(x).max()), float(np.abs(Y).max()), 1.0)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        d = scale * np.sqrt(((x / scale - Y / scale) ** 2).sum(1))
+        exponent = (d / sigma_y) / (1.0 + sigma_y / d)  # d^2 / ((d + sigma_y) sigma_y)
+        bound = np.exp(-exponent)
+    return np.where(bound == 0.0, 0.0, np.nan)
 
 
 def _kernel_params(kernel, gamma, degree, coef0, kernel_params):
@@ -78,30 +117,93 @@ def _kernel_params(kernel, gamma, degree, coef0, kernel_params):
     return {"gamma": gamma, "degree": degree, "coef0": coef0}
 
 
+#: The parameters each named kernel reads (named in error messages).
+_KERNEL_ARGS = {"rbf": ("gamma",), "laplacian": ("gamma",),
+                "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0"),
+                "adaptive_rbf": ("n_neighbors",)}
+
+
+def _not_finite_message(what, kernel, params, arrays):
+    """Error message for kernel values (or coordinates built from them) that
+    are not finite: names the kernel, its parameters and what to check."""
+    if callable(kernel):
+        name = getattr(kernel, "__name__", repr(kernel))
+        desc = f"kernel={name}" + (f" with kernel_params={params}" if params else "")
+        check = "what the kernel function returns"
+    elif kernel == "precomputed":
+        desc, check = "kernel='precomputed'", "the scale of the kernel matrix"
+    else:
+        names = _KERNEL_ARGS.get(kernel, ())
+        args = ", ".join(f"{k}={params.get(k)}" for k in names)
+        desc = f"kernel={kernel!r}" + (f" ({args})" if args else "")
+        check = "the kernel parameters " + ", ".join(names) if names else ""
+    if kernel != "precomputed":
+        largest = max((float(np.abs(a).max()) for a in arrays if a.size), default=0.0)
+        check = f"the scale of X (largest |X| = {largest:.3g})" + (f" and {check}"
+                                                                  if check else "")
+    return f"{what} are not finite (NaN or inf) for {desc}. Check {check}."
+
+
+def check_finite_kernel(K, kernel, params, *arrays):
+    """Return kernel values K, or raise a ValueError naming the kernel if some
+    are NaN or infinite (``arrays``: the points, for the scale in the
+    message).  O(K.size), like computing K."""
+    if not np.isfinite(K).all():
+        raise ValueError(_not_finite_message("The kernel values", kernel, params, arrays))
+    return K
+
+
+def check_finite_coordinates(Z, kernel, params, X):
+    """Return the out-of-sample coordinates Z of the points X, or raise a
+    ValueError if finite kernel values overflowed once mapped."""
+    if not np.isfinite(Z).all():
+        raise ValueError(_not_finite_message(
+            "The factor's coordinates of the new points (finite kernel values mapped "
+            "through the training factor)", kernel, params, (X,)))
+    return Z
+
+
 def kernel_columns(X, Y, kernel, params):
-    """k0(X, Y) for a named or callable kernel (n_X x n_Y)."""
-    return pairwise_kernels(X, Y, metric=kernel, filter_params=True, **params)
+    """k0(X, Y) for a named or callable kernel (n_X x n_Y); non-finite values
+    are an error (:func:`check_finite_kernel`)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+        K = pairwise_kernels(X, Y, metric=kernel, filter_params=True, **params)
+    return check_finite_kernel(K, kernel, params, X, Y)
 
 
 def kernel_diagonal(X, kernel, params):
-    """k0(x_i, x_i) for every row, in O(n d) (no kernel matrix is formed)."""
+    """k0(x_i, x_i) for every row, in O(n d) (no kernel matrix is formed);
+    non-finite values are an error (:func:`check_finite_kernel`)."""
     n = X.shape[0]
     if kernel in ("rbf", "laplacian", "cosine"):
         # cosine: 1 for non-zero rows, 0 for all-zero rows (sklearn's convention)
         return np.ones(n) if kernel != "cosine" else (np.abs(X).sum(1) > 0).astype(float)
-    sq = np.einsum("ij,ij->i", X, X)
-    gamma = params.get("gamma")
-    if gamma is None:
-        gamma = 1.0 / X.shape[1]
-    if kernel == "linear":
-        return sq
-    if kernel == "poly":
-        return (gamma * sq + params["coef0"]) ** params["degree"]
-    if kernel == "sigmoid":
-        return np.tanh(gamma * sq + params["coef0"])
-    # callable: one evaluation per row (what pairwise_kernels does per pair)
-    return np.array([kernel_columns(X[i:i + 1], X[i:i + 1], kernel, params)[0, 0]
-                     for i in range(n)])
+    if kernel not in ("linear", "poly", "sigmoid"):
+        # callable: one evaluation per row (what pairwise_kernels does per pair)
+        return np.array([kernel_columns(X[i:i + 1], X[i:i + 1], kernel, params)[0, 0]
+                         for i in range(n)])
+    with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+        sq = np.einsum("ij,ij->i", X, X)
+        gamma = params.get("gamma")
+        if gamma is None:
+            gamma = 1.0 / X.shape[1]
+        if kernel == "linear":
+            diag = sq
+        elif kernel == "poly":
+            diag = (gamma * sq + params["coef0"]) ** params["degree"]
+        else:
+            diag = np.tanh(gamma * sq + params["coef0"])
+    return check_finite_kernel(diag, kernel, params, X)
+
+
+def _power_of_two_below(x):
+    """A power of two in (x / 2, x] (1 for x = 0), always finite: dividing by
+    it is exact (barring underflow), so results computed on scaled values are
+    the same as on the values themselves."""
+    if x == 0:
+        return 1.0
+    mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
+    return float(np.ldexp(1.0, int(exponent) - 1))
 
 
 def check_precomputed(X):
@@ -163,6 +265,8 @@ def pivoted_cholesky(column, diag, max_rank, tol):
     """
     n = diag.shape[0]
     d = np.array(diag, dtype=np.float64)
+    if not np.isfinite(d).all():
+        raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing to factor.")
     np.maximum(d, 0.0, out=d)
     trace0 = d.sum()
     G = np.zeros((n, max_rank), order="F")  # columns contiguous for the step
@@ -175,10 +279,12 @@ def pivoted_cholesky(column, diag, max_rank, tol):
         p = int(np.argmax(d))
         if d[p] <= floor:
             break
+        values = np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1)
+        if not np.isfinite(values).all():
+            raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
         # compiled: G[:, k] = (K[:, p] - G[:, :k] G[p, :k]') / sqrt(d_p),
         # d -= G[:, k]^2, zeros at the earlier pivots (G[pivots] triangular)
-        cholesky_append(G, d, np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1),
-                        k, pivots, p)
+        cholesky_append(G, d, values, k, pivots, p)
         pivots[k] = p
         k += 1
         residual.append(max(float(d.sum()), 0.0))
@@ -249,6 +355,9 @@ class LowRankFactor:
                 "the labels as y as well)."
             )
         if self.kernel == "linear" and self.method != "csi":
+            # G0 is X (or X V): finite, but the kernel X X' may not be; its
+            # diagonal bounds every entry (|x . y| <= max(|x|^2, |y|^2))
+            kernel_diagonal(X, "linear", self.params)
             limit = min(n, d)
             rank = limit if self.rank is None else self.rank
             self._check_rank(rank, limit, "min(n_samples, n_features)")
@@ -323,7 +432,9 @@ class LowRankFactor:
         else:
             Kc = pivot_columns(X, self.kernel, self.params, self._X_pivots, self.pivots_)
         # phi0(x) = k(x, pivots) L^-T  <=>  L phi0(x)' = k(pivots, x)
-        return linalg.solve_triangular(self._L, Kc.T, lower=True).T
+        with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+            Z = linalg.solve_triangular(self._L, Kc.T, lower=True, check_finite=False).T
+        return check_finite_coordinates(Z, self.kernel, self.params, X)
 
 
 class SpectralFactor:
@@ -384,15 +495,24 @@ class SpectralFactor:
         return kernel_columns(X[sl], self._X, self.kernel, self.params)
 
     def _times(self, X, Omega, frobenius=False):
-        """k0(X, X_train) @ Omega over row blocks (and |k0(X, X_train)|_F^2)."""
+        """k0(X, X_train) @ Omega over row blocks (and |k0(X, X_train)|_F^2).
+
+        The kernel values are checked as they are computed (a ValueError
+        names the kernel if some are not finite), and so are the products:
+        finite values can still overflow once summed."""
         out = np.empty((X.shape[0], Omega.shape[1]))
         fro2 = 0.0
-        for start in range(0, X.shape[0], self.BLOCK):
-            sl = slice(start, start + self.BLOCK)
-            Kb = self._rows(X, sl)
-            out[sl] = Kb @ Omega
-            if frobenius:
-                fro2 += float(np.einsum("ij,ij->", Kb, Kb))
+        with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+            for start in range(0, X.shape[0], self.BLOCK):
+                sl = slice(start, start + self.BLOCK)
+                Kb = self._rows(X, sl)
+                out[sl] = Kb @ Omega
+                if frobenius:
+                    fro2 += float(np.einsum("ij,ij->", Kb, Kb))
+        if not (np.isfinite(out).all() and np.isfinite(fro2)):
+            raise ValueError(_not_finite_message(
+                "Sums of the kernel values (finite, but too large to add up)",
+                self.kernel, self.params, (X,)))
         return (out, fro2) if frobenius else out
 
     def fit(self, X):
@@ -450,5 +570,9 @@ class SpectralFactor:
         return np.ascontiguousarray((KQ @ V[:, :r]) * scale)
 
     def transform(self, X):
-        """phi0(X): the factor's coordinates of (new) points."""
+        """phi0(X): the factor's coordinates of (new) points.
+
+        Far from every training point the adaptive Gaussian vanishes and the
+        coordinates are 0; kernel values that are not finite are an error.
+        """
         return self._times(X, self._map)
