@@ -8,6 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from sklearn.utils.validation import column_or_1d
 
+from ._engine._driver import max_squared_norm
 from .constraints import check_pairs, pairs_from_labels, set_pair_bounds
 
 #: Parameter constraints common to every learner driven by pair constraints
@@ -35,8 +36,10 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
     unset are filled by the estimator's ``bounds`` rule, measured on the rows
     of ``G`` under the prior ``M0``.
     """
+    check_factor_scale(G, type(estimator).__name__)
     if constraints is not None:
         pairs = check_pairs(constraints, n_samples)
+        source = "constraints"
     elif y is None:
         raise ValueError(
             f"{type(estimator).__name__} requires y to be passed, but the target y is "
@@ -51,8 +54,36 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
         pairs = pairs_from_labels(
             y, estimator.n_constraints, unlabeled=estimator.unlabeled, random_state=rng
         )
+        # errors about them name what the user passed: labels, not constraints
+        source = (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
+                  f"epsilon={estimator.epsilon})")
     return set_pair_bounds(
-        pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng
+        pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
+        source=source,
+    )
+
+
+def check_factor_scale(G, owner):
+    """Squared distances of the rows of ``G`` neither overflow nor underflow.
+
+    The engine works with squared distances ``|g_i - g_j|^2 <= 4 max |g|^2``
+    and their reciprocals; data so large (or so small) that these leave
+    double precision would come back as non-finite bounds or as every pair
+    "coinciding", far from the data the user passed.  Raises a ValueError
+    that says so and names the remedy (rescale X).
+    """
+    scale = max_squared_norm(G)
+    big = np.finfo(np.float64).max / 4
+    small = np.sqrt(np.finfo(np.float64).tiny)  # ~1.5e-154
+    if np.isfinite(scale) and small <= scale <= big:
+        return
+    what = ("are not finite in" if np.isnan(scale) else
+            "overflow" if scale > big else "underflow")
+    raise ValueError(
+        f"{owner}: the squared distances between the training points {what} double "
+        f"precision (largest squared norm of a training point in the initial kernel's "
+        f"feature space: {scale:.3g}); rescale X (e.g. with StandardScaler) or the "
+        "kernel."
     )
 
 

@@ -640,7 +640,7 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
 
 
 def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25,
-                    random_state=None):
+                    random_state=None, source="constraints"):
     """Fill the unset (NaN) bounds of ``constraints``.
 
     Parameters
@@ -664,6 +664,9 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
         Relative margin of ``'relative'``; in [0, 1).
     random_state : int, RandomState instance or None
         Draws the random pairs of ``'percentile'``.
+    source : str, default='constraints'
+        What the constraints are to the user (the parameter they passed, or
+        e.g. "the pairs drawn from y"), for error messages.
 
     Returns
     -------
@@ -705,7 +708,7 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
                 )
             out.bound[sim] = upper
             out.bound[dis] = lower
-    _check_bound_values(out.bound, allow_nan=False)
+    _check_bound_values(out.bound, allow_nan=False, owner=source)
     return out
 
 

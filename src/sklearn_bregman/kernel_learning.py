@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
     PAIR_LEARNER_PARAMETERS,
+    check_factor_scale,
     components_from_metric,
     resolve_pair_constraints,
     set_pair_fit_attributes,
@@ -772,6 +773,7 @@ class DefiniteBoost(_BaseKernelLearner):
             G_norm = U / np.sqrt(n)
         else:
             G0 = self._fit_factor(X, y)
+            check_factor_scale(G0, type(self).__name__)
             U, s, Vt = _orthonormal_basis(G0)
             G_norm = G0 / np.sqrt((s**2).sum())
         log_w = np.diag(2.0 * np.log(s) - np.log((s**2).sum()))

@@ -23,7 +23,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._base import components_from_metric
+from ._base import check_factor_scale, components_from_metric
 from ._engine import triplet_projections
 from .constraints import TripletConstraints, check_triplet_constraints, triplets_from_labels
 from .lowrank import KERNELS, SpectralFactor, _kernel_params
@@ -263,6 +263,7 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
                                  self.kernel_params))
         factor = SpectralFactor(self.kernel, self.energy, self.rank, params, rng)
         G0 = factor.fit(X)
+        check_factor_scale(G0, type(self).__name__)
         self.factor_, self.rank_, self.energy_ = factor, factor.rank_, factor.energy_
         r = G0.shape[1]
         self.triplets_ = tc

@@ -186,6 +186,10 @@ _SLACK_ADVICE = ("the hard constraints (slack=inf) may be infeasible: no kernel 
                  "initial kernel's range satisfies them all. Use a finite slack, fewer "
                  "constraints (n_constraints) or looser bounds (bounds, epsilon)")
 
+#: Advice when soft constraints drive the state out of double precision.
+_BOUNDS_ADVICE = ("check the bounds against the data's squared distances (bounds), or "
+                  "use a smaller slack")
+
 #: Two points whose squared distance in the factor is at most this share of the
 #: largest squared row norm (the largest initial kernel diagonal) coincide:
 #: kernel-derived distances carry absolute rounding errors of about eps times
@@ -211,7 +215,7 @@ def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL):
     ndarray of shape (c,), bool
     """
     d = pair_sqdist(G, i, j)
-    return d <= rtol * _scale(G)
+    return d <= rtol * max_squared_norm(G)
 
 
 def warn_zero_length(skipped, owner, stacklevel):
@@ -227,7 +231,7 @@ def warn_zero_length(skipped, owner, stacklevel):
         )
 
 
-def _scale(G):
+def max_squared_norm(G):
     """Largest squared row norm of ``G``, in blocks (no copy of G)."""
     scale = 0.0
     for start in range(0, G.shape[0], 8192):
@@ -326,9 +330,10 @@ def pair_residuals(G, constraints, M, nu, xi, skipped, *, log_state=False, tol=1
 #: inverse's, through the diagonal) has left double precision's comfortable
 #: range; hard constraints that contradict each other get there.
 DIVERGED = 1e100
-#: The same for a state held as a logarithm (von Neumann): exp overflows
-#: near 709.
-DIVERGED_LOG = 600.0
+#: The same for a state held as a logarithm (von Neumann, DefiniteBoost):
+#: ``exp(DIVERGED_LOG)`` is about ``DIVERGED``, so that the kernel and the
+#: squared distances computed from it stay finite.
+DIVERGED_LOG = 230.0
 
 
 def sweep_until_settled(run, M, nu, active, *, order, tol, max_iter, rng, verbose,
@@ -375,11 +380,13 @@ def sweep_until_settled(run, M, nu, active, *, order, tol, max_iter, rng, verbos
             M[...] = M_old
             nu[...] = nu_old
             res = residuals(M)
+            where = (f", where {_violation_summary(res, active.size)}" if res.n_violated
+                     else "")
             warnings.warn(
-                f"{owner}: the state diverged in sweep {n_iter} (the constraints pull "
-                "it beyond double precision); stopped at the state after sweep "
-                f"{n_iter - 1}, where {_violation_summary(res, active.size)}. "
-                f"{_capital(advice or 'Use a smaller slack')}.",
+                f"{owner}: the state diverged in sweep {n_iter} (the constraints or "
+                "their bounds pull it beyond double precision); stopped at the state "
+                f"after sweep {n_iter - 1}{where}. "
+                f"{_capital(advice or _BOUNDS_ADVICE)}.",
                 ConvergenceWarning,
                 stacklevel=4,
             )
@@ -460,7 +467,7 @@ def degenerate_triplet_rows(G, a, b, c, rtol=1e-10):
     projection can move it.
     """
     out = np.empty(a.shape[0], dtype=bool)
-    zero = ZERO_LENGTH_RTOL * _scale(G)  # as zero_length_pairs
+    zero = ZERO_LENGTH_RTOL * max_squared_norm(G)  # as zero_length_pairs
     for start in range(0, a.shape[0], 8192):
         sl = slice(start, start + 8192)
         U = G[a[sl]] - G[b[sl]]
