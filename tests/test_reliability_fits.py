@@ -351,3 +351,15 @@ def test_bounds_drawn_from_labels_are_named_as_such(blobs):
             warnings.simplefilter("ignore", RuntimeWarning)
             resolve_pair_constraints(itml, [0, 1, 0, 1], None, G, None, 4,
                                      np.random.RandomState(0))
+
+
+def test_transform_is_never_silently_non_finite(blobs):
+    """A learned map that stretches (a far dissimilar bound) sends finite but
+    huge points beyond double precision: transform says so instead of
+    returning inf (issue 12, item 6: no output is silently non-finite)."""
+    X, _ = blobs
+    itml = ITMLTransformer(slack=np.inf).fit(X, constraints=[[0, 1, -1, 1e8]])
+    assert itml.converged_ and np.abs(itml.components_).max() > 10
+    assert np.isfinite(itml.transform(np.full((1, 4), 1e300))).all()
+    with pytest.raises(ValueError, match=r"beyond double precision \(largest \|X\| = 1e\+306\)"):
+        itml.transform(np.full((1, 4), 1e306))

@@ -87,6 +87,19 @@ def check_factor_scale(G, owner):
     )
 
 
+def mapped(Z, estimator, X):
+    """``transform``'s result ``Z`` for the points ``X``, or a ValueError if
+    finite coordinates overflowed through the learned map (no output of the
+    suite is silently non-finite)."""
+    if not np.isfinite(Z).all():
+        raise ValueError(
+            f"{type(estimator).__name__}.transform: the learned map sends these points "
+            "beyond double precision (largest |X| = "
+            f"{float(np.abs(X).max(initial=0.0)):.3g}); rescale X as the training data."
+        )
+    return Z
+
+
 def components_from_metric(A):
     """L with A = L^T L: the upper Cholesky factor, or a clipped eigen-root
     if rounding left A numerically singular."""

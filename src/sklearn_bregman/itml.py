@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import (
     PAIR_LEARNER_PARAMETERS,
+    mapped,
     resolve_pair_constraints,
     set_pair_fit_attributes,
 )
@@ -239,7 +240,8 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.components_.T
+        with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
+            return mapped(X @ self.components_.T, self, X)
 
     def get_mahalanobis_matrix(self):
         """The learned Mahalanobis matrix A (d x d, positive definite).

@@ -34,6 +34,7 @@ from ._base import (
     PAIR_LEARNER_PARAMETERS,
     check_factor_scale,
     components_from_metric,
+    mapped,
     resolve_pair_constraints,
     set_pair_fit_attributes,
 )
@@ -159,7 +160,8 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.factor_.transform(X) @ self.components_.T
+        with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
+            return mapped(self.factor_.transform(X) @ self.components_.T, self, X)
 
     def learned_kernel(self, X, Y=None):
         """The learned kernel between two sets of points.

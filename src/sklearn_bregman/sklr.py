@@ -23,7 +23,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._base import check_factor_scale, components_from_metric
+from ._base import check_factor_scale, components_from_metric, mapped
 from ._engine import triplet_projections
 from .constraints import TripletConstraints, check_triplet_constraints, triplets_from_labels
 from .lowrank import KERNELS, SpectralFactor, _kernel_params
@@ -330,7 +330,8 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.factor_.transform(X) @ self.components_.T
+        with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
+            return mapped(self.factor_.transform(X) @ self.components_.T, self, X)
 
     def predict(self, X):
         """Nearest cluster mean in the learned kernel's feature space.
