@@ -639,6 +639,19 @@ def scorer_cases(draw):
 # The contract, in reusable pieces
 # --------------------------------------------------------------------------- #
 
+_VIOLATIONS = {}
+
+
+def violation(kind, message):
+    """An AssertionError of a class named after ``kind``: hypothesis tells
+    bugs apart by exception type and line, so that "transform not finite"
+    and "total_loss_ not finite" (one line of ``assert_finite``) or two
+    reasons to reject an input are reported (and shrunk) separately."""
+    name = "Violation_" + "".join(c if c.isalnum() else "_" for c in kind)[:60]
+    cls = _VIOLATIONS.setdefault(name, type(name, (AssertionError,), {}))
+    return cls(message)
+
+
 def note(text):
     """hypothesis' ``note`` (the reproducer printed with a falsifying
     example), also usable from the plain pinned tests."""
@@ -656,6 +669,17 @@ def _raising_file(exc):
     return last or ""
 
 
+def _package_caller(exc):
+    """``file:line`` of the package's last frame in the traceback."""
+    tb, where = exc.__traceback__, "?"
+    while tb is not None:
+        f = tb.tb_frame.f_code.co_filename
+        if "sklearn_bregman" in f:
+            where = f"{os.path.basename(f)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
+
+
 def check_clean_error(exc, case_invalid=None, labels_only=False):
     """Branch (a): a ValueError / TypeError raised by the package (or by
     scikit-learn's validation) with a message of its own.  Anything else is
@@ -668,11 +692,15 @@ def check_clean_error(exc, case_invalid=None, labels_only=False):
     ours = "sklearn_bregman" in where or where.startswith(_PACKAGE_DIR)
     validation = where.startswith(_SKLEARN_VALIDATION)
     if not ours and not validation and where.startswith(_FOREIGN):
-        raise AssertionError(f"error raised inside a dependency ({where}): {exc!r}") from exc
+        raise violation(f"dependency error via {_package_caller(exc)}",
+                        f"error raised inside a dependency ({where}), called from "
+                        f"{_package_caller(exc)}: {exc!r}") from exc
     msg = str(exc).strip()
     assert msg, f"{type(exc).__name__} without a message"
     low = msg.lower()
-    assert not any(w in low for w in _NUMPY_WORDING), f"NumPy's wording, not ours: {msg!r}"
+    for w in _NUMPY_WORDING:
+        if w in low:
+            raise violation(f"numpy wording {w}", f"NumPy's wording, not ours: {msg!r}")
     if labels_only:
         assert not low.startswith("constraints"), (
             f"the user passed labels only, but the error blames 'constraints': {msg!r}")
@@ -703,24 +731,29 @@ def expect_outcome(case, labels_only=False):
     if exc is not None:
         check_clean_error(exc, case.invalid, labels_only)
         return None
-    assert case.invalid is None, (
-        f"invalid input accepted without an error ({case.invalid})")
+    if case.invalid is not None:
+        raise violation(f"accepted {case.invalid}",
+                        f"invalid input accepted without an error ({case.invalid})")
     return est, caught, Xc
 
 
 def assert_finite(name, value):
     value = np.asarray(value, dtype=np.float64)
-    assert np.isfinite(value).all(), f"{name} is not finite: {value.ravel()[:8]}"
+    if not np.isfinite(value).all():
+        raise violation(f"{name.split('(')[0]} not finite",
+                        f"{name} is not finite: {value.ravel()[:8]}")
 
 
 def assert_psd(name, M):
     M = np.asarray(M, dtype=np.float64)
     assert_finite(name, M)
     scale = max(np.abs(M).max(initial=0.0), np.finfo(float).tiny)
-    assert np.abs(M - M.T).max(initial=0.0) <= 1e-8 * scale, f"{name} is not symmetric"
+    if np.abs(M - M.T).max(initial=0.0) > 1e-8 * scale:
+        raise violation(f"{name} not symmetric", f"{name} is not symmetric")
     w = np.linalg.eigvalsh((M + M.T) / 2)
-    assert w.min(initial=0.0) >= -PSD_RTOL * max(abs(w).max(initial=0.0), 1e-300), (
-        f"{name} is not PSD: eigenvalues {w[:3]} ... {w[-1:]}")
+    if w.min(initial=0.0) < -PSD_RTOL * max(abs(w).max(initial=0.0), 1e-300):
+        raise violation(f"{name} not PSD",
+                        f"{name} is not PSD: eigenvalues {w[:3]} ... {w[-1:]}")
 
 
 def check_convergence_reported(est, caught):
@@ -954,7 +987,9 @@ def check_scorer(scorer, X, y, invalid):
     except Exception as exc:
         check_clean_error(exc, invalid)
         return
-    assert invalid is None, f"invalid input accepted without an error ({invalid})"
+    if invalid is not None:
+        raise violation(f"accepted {invalid}",
+                        f"invalid input accepted without an error ({invalid})")
     assert np.isfinite(score), f"score {score}"
     low = -1.0 if getattr(scorer, "metric", None) == "ari" else 0.0
     assert low - 1e-12 <= score <= 1 + 1e-12, f"score {score} out of range"
