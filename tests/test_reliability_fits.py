@@ -363,3 +363,24 @@ def test_transform_is_never_silently_non_finite(blobs):
     assert np.isfinite(itml.transform(np.full((1, 4), 1e300))).all()
     with pytest.raises(ValueError, match=r"beyond double precision \(largest \|X\| = 1e\+306\)"):
         itml.transform(np.full((1, 4), 1e306))
+
+
+def test_definiteboost_of_rank_one_checks_its_constraints():
+    """Found by the property tests: with a rank-one initial kernel the only
+    trace-one kernel is fixed, and the fit used to say converged without
+    looking at the constraints (16 of 45 violated here)."""
+    X = np.array([[0.0], [1.0], [1.0], [1.0], [1.0], [1.0], [1.0], [1.0], [1.0], [0.0]])
+    with pytest.warns(ConvergenceWarning, match=r"rank one.* of \d+ binding constraints are"):
+        db = DefiniteBoost(random_state=0).fit(X, [0] * 9 + [1])
+    assert db.rank_ == 1 and not db.converged_
+    with np.errstate(invalid="ignore"):  # (zero-length pairs have bound 0)
+        viol = relative_violation(db, X)
+    similar = db.constraints_.sign > 0  # (the dissimilar ones out of reach are left out)
+    assert db.max_violation_ == pytest.approx(np.nanmax(viol[similar]))
+    assert db.max_violation_ > 0.3
+    # a binding constraint that the fixed kernel meets: converged, no warning
+    pc = PairConstraints([0], [1], [-1], [0.1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ok = DefiniteBoost(random_state=0).fit(X, constraints=pc)
+    assert ok.converged_ and ok.max_violation_ == 0.0

@@ -265,3 +265,16 @@ def test_scorers_reject_none_labels_and_mixed_types(blobs, scorer, name):
     yo[5] = "a"
     with pytest.raises(TypeError, match=rf"{name}: y mixes label types .*int, str"):
         scorer(PCA(2).fit(X), X, yo)
+
+
+@pytest.mark.parametrize("scorer", [knn_scorer(2), kernel_kmeans_scorer()], ids=repr)
+def test_scorers_reject_distances_that_overflow(scorer):
+    """Found by the property tests: an embedding whose squared distances
+    overflow gave NumPy's reshape error or a score computed from inf/NaN."""
+    from sklearn.preprocessing import FunctionTransformer
+    X = np.array([[1e200], [2e200], [-1e200], [3.0], [4.0], [5.0], [6.0]])
+    y = [0, 0, 1, 1, 0, 1, 0]
+    t = FunctionTransformer().fit(X)
+    with pytest.raises(ValueError, match="squared distances overflow double precision"):
+        scorer(t, X, y)
+    assert 0.0 <= scorer(t, X[3:], y[3:]) <= 1.0

@@ -26,6 +26,7 @@ from sklearn.base import (
     TransformerMixin,
     _fit_context,
 )
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -38,7 +39,7 @@ from ._base import (
     resolve_pair_constraints,
     set_pair_fit_attributes,
 )
-from ._engine import definiteboost, pair_projections
+from ._engine import ProjectionResult, definiteboost, pair_projections
 from .constraints import check_pairs
 from ._engine._definiteboost import meg_steps
 from ._engine._driver import (
@@ -652,8 +653,11 @@ class DefiniteBoost(_BaseKernelLearner):
             )
             self._log_w = result.M
             dual[active] = result.dual
+        elif active.size:
+            result = self._rank_one_result(V[active], pairs.sign[active],
+                                           pairs.bound[active])
         else:
-            result = None  # nothing binds (or r = 1: the only trace-one W is [1])
+            result = None  # nothing binds
         self._set_run_attributes(pairs, dual, result)
         self._set_kernel_attributes()
         return self
@@ -746,6 +750,28 @@ class DefiniteBoost(_BaseKernelLearner):
         self.n_examples_seen_ += len(target)
         self._set_kernel_attributes()
         return self
+
+    def _rank_one_result(self, V, sign, bound):
+        """r = 1: the only trace-one W is [1], so nothing can move; the
+        constraints hold as they are or cannot be met (a ConvergenceWarning
+        then says how many)."""
+        violation = np.maximum(sign * ((V**2).sum(1) - bound), 0.0) / bound
+        n_violated = int(np.count_nonzero(violation > self.tol))
+        if n_violated:
+            k = int(np.argmax(violation))
+            warnings.warn(
+                f"{type(self).__name__}: the initial kernel has rank one, whose only "
+                f"trace-one kernel is fixed, and {n_violated} of {len(bound)} binding "
+                f"constraints are violated by more than tol={self.tol} (the largest by "
+                f"{violation[k]:.3g}). Use a kernel of higher rank (kernel, rank) or "
+                "looser bounds (epsilon, bounds).",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return ProjectionResult(M=self._log_w, dual=np.zeros(len(bound)),
+                                slack_target=bound.copy(), n_iter=0,
+                                converged=not n_violated, skipped=np.zeros(len(bound), bool),
+                                max_violation=float(violation.max()), n_violated=n_violated)
 
     def _set_run_attributes(self, pairs, dual, result):
         """The attributes of a projection run (``result`` None: no run), and

@@ -23,6 +23,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
+from sklearn.preprocessing import normalize
 
 from ._engine._csi import cholesky_append
 
@@ -175,9 +176,17 @@ def kernel_diagonal(X, kernel, params):
     """k0(x_i, x_i) for every row, in O(n d) (no kernel matrix is formed);
     non-finite values are an error (:func:`check_finite_kernel`)."""
     n = X.shape[0]
-    if kernel in ("rbf", "laplacian", "cosine"):
-        # cosine: 1 for non-zero rows, 0 for all-zero rows (sklearn's convention)
-        return np.ones(n) if kernel != "cosine" else (np.abs(X).sum(1) > 0).astype(float)
+    if kernel in ("rbf", "laplacian"):
+        return np.ones(n)
+    if kernel == "cosine":
+        # as sklearn's cosine_similarity computes it (rows normalised by
+        # sklearn.preprocessing.normalize): 1 for most rows, but not exactly
+        # 1 for rows of tiny or overflowing norm, which normalize leaves
+        # as they are or sends to 0; a diagonal of 1 for them would make the
+        # factor singular
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xn = normalize(X)
+        return check_finite_kernel(np.einsum("ij,ij->i", Xn, Xn), kernel, params, X)
     if kernel not in ("linear", "poly", "sigmoid"):
         # callable: one evaluation per row (what pairwise_kernels does per pair)
         return np.array([kernel_columns(X[i:i + 1], X[i:i + 1], kernel, params)[0, 0]

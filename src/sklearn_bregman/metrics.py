@@ -45,7 +45,24 @@ def _labelled_embedding(estimator, X, y, unlabeled, scorer):
     if unlabeled is not None:
         keep = np.asarray(y != unlabeled, dtype=bool)
         Z, y = Z[keep], y[keep]
+    _check_distances(Z, scorer)
     return Z, y
+
+
+def _check_distances(Z, scorer):
+    """Euclidean distances between the rows of Z are finite (no score from
+    inf or NaN distances)."""
+    if Z.ndim != 2:
+        return  # not a transformer's output: NearestNeighbors / KMeans say so
+    values = Z.data if sparse.issparse(Z) else Z
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = Z.multiply(Z).sum(1) if sparse.issparse(Z) else np.einsum("ij,ij->i", Z, Z)
+    # |z_i - z_j|^2 <= 4 max |z|^2: below the largest double, no distance overflows
+    if not np.isfinite(values).all() or not np.all(sq <= np.finfo(np.float64).max / 4):
+        raise ValueError(
+            f"{scorer}: the transformed points are not finite, or their squared distances "
+            "overflow double precision; rescale X (or the estimator's output)."
+        )
 
 
 def _check_labels(y, scorer):
