@@ -4,7 +4,8 @@
 hold the compiled sweeps (every
 projection of one pass over the constraints, in C; vector kernels in the
 ``.h`` files); :mod:`._driver` runs sweeps until the dual variables stop
-moving.  See DESIGN.md, layer 3.
+moving and the optimality (KKT) conditions hold, and guards the state.  See
+DESIGN.md, layer 3, and README.md, "What a fit promises".
 """
 
 from ._driver import ProjectionResult, definiteboost, pair_projections, triplet_projections
