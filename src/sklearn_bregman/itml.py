@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import (
     PAIR_LEARNER_PARAMETERS,
+    check_factor_scale,
     mapped,
     resolve_pair_constraints,
     set_pair_fit_attributes,
@@ -185,6 +186,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         rng = check_random_state(self.random_state)
+        check_factor_scale(X, type(self).__name__)  # (before np.cov can overflow)
         A0 = self._prior_metric(X)
         pairs = resolve_pair_constraints(self, y, constraints, X, A0, X.shape[0], rng)
         result = pair_projections(

@@ -363,6 +363,11 @@ class LowRankFactor:
                 "chooses the pivots with the class labels (with constraints=..., pass "
                 "the labels as y as well)."
             )
+        if self.method == "csi" and len(y) != n:
+            raise ValueError(
+                f"low_rank='csi' chooses the pivots with the labels y, but y has {len(y)} "
+                f"entries and X has {n} samples."
+            )
         if self.kernel == "linear" and self.method != "csi":
             # G0 is X (or X V): finite, but the kernel X X' may not be; its
             # diagonal bounds every entry (|x . y| <= max(|x|^2, |y|^2))

@@ -107,9 +107,9 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
     tol : float, default=1e-3
         Stop when the relative L1 change of the duals over a pass is below
         ``tol`` and the optimality conditions hold to ``tol``: every
-        constraint within ``tol`` of its target relative to
-        :math:`\gamma^2 d(i, j) + d(i, k)`, and every positive dual on an
-        active constraint.
+        constraint :math:`\gamma^2 d(i, j) \le d(i, k)` (or equality) within
+        ``tol`` of its target relative to :math:`d(i, k)`, and every
+        positive dual on an active constraint.
     random_state : int, RandomState instance or None, default=None
         Seeds the triplet draw, the randomized eigensolver, the order and
         the k-means.

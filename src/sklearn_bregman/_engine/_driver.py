@@ -570,15 +570,15 @@ def triplet_residuals(G, a, b, c, kind, gamma2, M, nu, xi, skipped, tol):
 
     A row reads ``g = gamma2 d(a, b) - d(a, c) <= xi`` (inequality) or
     ``g = xi`` (equality), with ``xi = nu / lam`` when soft and 0 when hard;
-    it is measured relative to ``s = gamma2 d(a, b) + d(a, c)``, and a dual's
-    scale in the update ``M^-1 + alpha C`` is ``s`` too.
+    it is measured relative to ``d(a, c)`` (the row's "bound"), and a dual's
+    scale in the update ``M^-1 + alpha C`` is ``s = gamma2 d(a, b) + d(a, c)``.
     """
     d_ab = pair_sqdist(G, a, b, M)
     d_ac = pair_sqdist(G, a, c, M)
     g = gamma2 * d_ab - d_ac - xi
     s = gamma2 * d_ab + d_ac
     with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(s > 0, g / np.where(s > 0, s, 1.0), 0.0)
+        rel = np.where(d_ac > 0, g / np.where(d_ac > 0, d_ac, 1.0), 0.0)
     ineq = kind == 1
     viol = np.where(ineq, np.maximum(rel, 0.0), np.abs(rel))
     comp = np.where(ineq & (nu > 0), np.minimum(np.abs(rel), nu * s), 0.0)
