@@ -335,9 +335,9 @@ def pair_sets(draw, n):
         rows[k] = rows[k][:3] if k or m == 1 else rows[k]
         rows[-1] = rows[-1][:2]
         return rows, invalid
-    if how == "two_d_field":
-        return PairConstraints(np.stack([i, i]), np.stack([j, j]), np.tile(sign, 2),
-                               np.tile(bound, 2)), invalid
+    if how == "two_d_field":  # (a tuple: the fit builds the PairConstraints)
+        return (np.stack([i, i]), np.stack([j, j]), np.tile(sign, 2),
+                np.tile(bound, 2)), invalid
     if form == "array3":
         return np.column_stack([i, j, sign]), invalid
     if form == "array4":

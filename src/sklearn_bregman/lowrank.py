@@ -24,6 +24,7 @@ from scipy import linalg
 from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
+from sklearn.utils.validation import _num_samples
 
 from ._engine._csi import cholesky_append
 
@@ -363,10 +364,10 @@ class LowRankFactor:
                 "chooses the pivots with the class labels (with constraints=..., pass "
                 "the labels as y as well)."
             )
-        if self.method == "csi" and len(y) != n:
+        if self.method == "csi" and _num_samples(y) != n:
             raise ValueError(
-                f"low_rank='csi' chooses the pivots with the labels y, but y has {len(y)} "
-                f"entries and X has {n} samples."
+                f"low_rank='csi' chooses the pivots with the labels y, but y has "
+                f"{_num_samples(y)} entries and X has {n} samples."
             )
         if self.kernel == "linear" and self.method != "csi":
             # G0 is X (or X V): finite, but the kernel X X' may not be; its
