@@ -384,3 +384,14 @@ def test_definiteboost_of_rank_one_checks_its_constraints():
         warnings.simplefilter("error", ConvergenceWarning)
         ok = DefiniteBoost(random_state=0).fit(X, constraints=pc)
     assert ok.converged_ and ok.max_violation_ == 0.0
+
+
+@pytest.mark.parametrize("Learner", PAIR_LEARNERS)
+def test_similar_bound_beyond_double_precision_is_refused(Learner):
+    """Found by the property tests: d(0, 1) <= 1e-300 from d0 = 2 asks a shrink
+    by 1e300; the fit said converged while the learned distance was rounding
+    noise (1e-16), or returned a metric with negative eigenvalues."""
+    X = np.array([[1.0, 1.0], [0.0, 0.0], [5.0, 0.0], [0.0, 3.0]])
+    pc = PairConstraints([0, 2], [1, 3], [1, -1], [1e-300, 1.0])
+    with pytest.raises(ValueError, match=r"row 0 asks .* to shrink from 2 to <= 1e-300"):
+        Learner(slack=np.inf).fit(X, constraints=pc)

@@ -57,10 +57,12 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
         # errors about them name what the user passed: labels, not constraints
         source = (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
                   f"epsilon={estimator.epsilon})")
-    return set_pair_bounds(
+    pairs = set_pair_bounds(
         pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
         source=source,
     )
+    pairs.source = source  # for the engine's messages about them
+    return pairs
 
 
 def check_factor_scale(G, owner):

@@ -715,8 +715,9 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
 def percentile_bounds(G, M=None, *, low=5.0, high=95.0, random_state=None):
     """ITML's bounds: percentiles of squared distances of random pairs.
 
-    Zero distances (duplicate points) are left out, so the upper bound on
-    similar pairs stays positive.
+    Zero distances (duplicate points, and pairs within 1e-12 of the largest
+    sampled distance) are left out, so the upper bound on similar pairs
+    stays positive and resolvable.
 
     Returns
     -------
@@ -730,7 +731,10 @@ def percentile_bounds(G, M=None, *, low=5.0, high=95.0, random_state=None):
     i = rng.randint(0, n, _PERCENTILE_PAIRS)
     j = (i + 1 + rng.randint(0, n - 1, _PERCENTILE_PAIRS)) % n
     d = pair_sqdist(G, i, j, M)
-    d = d[d > 0]
+    # pairs that coincide, to rounding (1e-12 of the largest, as the
+    # engine's zero-length test), are left out, so that the bound is one
+    # that double precision can resolve
+    d = d[d > 1e-12 * d.max(initial=0.0)]
     if d.size == 0:
         raise ValueError(
             "bounds='percentile': every sampled pair of points has zero distance; "
