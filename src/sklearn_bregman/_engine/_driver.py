@@ -263,6 +263,8 @@ class Residuals:
         move anything does not count; 0 otherwise.
     tol : float
         Violations above ``tol`` are counted in ``n_violated``.
+    detail : tuple of ndarray or None
+        ``(d, t)``: each constraint's value and target, quoted by warnings.
     """
 
     violation: np.ndarray
