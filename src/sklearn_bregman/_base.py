@@ -36,7 +36,6 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
     unset are filled by the estimator's ``bounds`` rule, measured on the rows
     of ``G`` under the prior ``M0``.
     """
-    check_factor_scale(G, type(estimator).__name__)
     if constraints is not None:
         pairs = check_pairs(constraints, n_samples)
         source = "constraints"
@@ -57,12 +56,10 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
         # errors about them name what the user passed: labels, not constraints
         source = (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
                   f"epsilon={estimator.epsilon})")
-    pairs = set_pair_bounds(
+    return set_pair_bounds(
         pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
         source=source,
     )
-    pairs.source = source  # for the engine's messages about them
-    return pairs
 
 
 def check_factor_scale(G, owner):

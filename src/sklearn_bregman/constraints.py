@@ -666,7 +666,8 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
         Draws the random pairs of ``'percentile'``.
     source : str, default='constraints'
         What the constraints are to the user (the parameter they passed, or
-        e.g. "the pairs drawn from y"), for error messages.
+        e.g. "the pairs drawn from y"), for error messages; kept on the copy
+        as its ``source`` attribute, for the engine's messages.
 
     Returns
     -------
@@ -709,6 +710,7 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
             out.bound[sim] = upper
             out.bound[dis] = lower
     _check_bound_values(out.bound, allow_nan=False, owner=source)
+    out.source = source
     return out
 
 

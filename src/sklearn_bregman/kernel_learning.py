@@ -45,6 +45,7 @@ from ._engine._definiteboost import meg_steps
 from ._engine._driver import (
     check_similar_bounds,
     moderate_state,
+    relative_gap,
     renormalise_log_trace,
     warn_zero_length,
     zero_length_pairs,
@@ -132,7 +133,8 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
     def _fit_factor(self, X, y=None):
         """The initial factor G0 of the training points (sets ``factor_``,
         ``rank_``, ``pivots_``); ``low_rank='csi'`` chooses its pivots with
-        the labels ``y``."""
+        the labels ``y``; raises if its squared distances leave double
+        precision (:func:`~sklearn_bregman._base.check_factor_scale`)."""
         factor = LowRankFactor(
             self.kernel, self.rank, self.factor_tol,
             _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
@@ -140,6 +142,7 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
             method=self.low_rank, unlabeled=self.unlabeled,
         )
         G0 = factor.fit(X, y)
+        check_factor_scale(G0, type(self).__name__)
         self.factor_ = factor
         self.rank_ = factor.rank_
         self.pivots_ = factor.pivots_
@@ -755,7 +758,7 @@ class DefiniteBoost(_BaseKernelLearner):
         """r = 1: the only trace-one W is [1], so nothing can move; the
         constraints hold as they are or cannot be met (a ConvergenceWarning
         then says how many)."""
-        violation = np.maximum(sign * ((V**2).sum(1) - bound), 0.0) / bound
+        violation = np.maximum(relative_gap((V**2).sum(1), sign, bound), 0.0)
         n_violated = int(np.count_nonzero(violation > self.tol))
         if n_violated:
             k = int(np.argmax(violation))
@@ -771,7 +774,7 @@ class DefiniteBoost(_BaseKernelLearner):
         return ProjectionResult(M=self._log_w, dual=np.zeros(len(bound)),
                                 slack_target=bound.copy(), n_iter=0,
                                 converged=not n_violated, skipped=np.zeros(len(bound), bool),
-                                max_violation=float(violation.max()), n_violated=n_violated)
+                                max_violation=float(violation.max()))
 
     def _set_run_attributes(self, pairs, dual, result):
         """The attributes of a projection run (``result`` None: no run), and
@@ -801,7 +804,6 @@ class DefiniteBoost(_BaseKernelLearner):
             G_norm = U / np.sqrt(n)
         else:
             G0 = self._fit_factor(X, y)
-            check_factor_scale(G0, type(self).__name__)
             U, s, Vt = _orthonormal_basis(G0)
             G_norm = G0 / np.sqrt((s**2).sum())
         log_w = np.diag(2.0 * np.log(s) - np.log((s**2).sum()))

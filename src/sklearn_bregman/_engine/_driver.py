@@ -58,8 +58,6 @@ class ProjectionResult:
     max_violation : float
         Largest relative violation of a constraint at the end, against its
         bound (hard) or its slack target (soft); 0 when every one holds.
-    n_violated : int
-        Constraints violated by more than ``tol`` (relative) at the end.
     """
 
     M: np.ndarray
@@ -73,7 +71,6 @@ class ProjectionResult:
     n_projections: int = 0
     dual_objective: float = 0.0
     max_violation: float = 0.0
-    n_violated: int = 0
 
 
 def dual_change(nu, nu_old):
@@ -148,12 +145,13 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     c = len(constraints)
 
     # Zero-length pairs cannot be moved by any M: skip them once, up front.
-    skipped = (zero_length_pairs(G, constraints.i, constraints.j) if skip is None
-               else np.asarray(skip, dtype=bool).copy())
+    v2 = pair_sqdist(G, constraints.i, constraints.j)  # |v_c|^2
+    skipped = (zero_length_pairs(G, constraints.i, constraints.j, sqdist=v2)
+               if skip is None else np.asarray(skip, dtype=bool).copy())
     warn_zero_length(skipped, owner, stacklevel=4)
     active = np.flatnonzero(~skipped).astype(np.intp)
-    d0 = pair_sqdist(G, constraints.i, constraints.j,
-                     _sym_exp(M) if divergence == "vonneumann" else M)
+    log_state = divergence == "vonneumann"
+    d0 = pair_sqdist(G, constraints.i, constraints.j, _sym_exp(M) if log_state else M)
     check_similar_bounds(constraints, active, d0)
 
     sweep = SWEEPS[divergence]
@@ -169,18 +167,17 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
 
     def residuals(state):
         return pair_residuals(G, constraints, state, nu, xi, skipped,
-                              log_state=divergence == "vonneumann", tol=tol)
+                              weight=v2 if log_state else None, tol=tol)
 
     n_iter, converged, history, n_evals, n_moved, res = sweep_until_settled(
         run, M, nu, active, order=order, tol=tol, max_iter=max_iter, rng=rng,
-        verbose=verbose, owner=owner, residuals=residuals,
-        log_state=divergence == "vonneumann",
+        verbose=verbose, owner=owner, residuals=residuals, log_state=log_state,
         advice=_SLACK_ADVICE if hard else None,
     )
     return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
                             converged=converged, skipped=skipped, history=history,
                             n_evals=n_evals, n_projections=n_moved,
-                            max_violation=res.max_violation, n_violated=res.n_violated)
+                            max_violation=res.max_violation)
 
 
 #: Advice of the warnings when hard constraints are not all met.
@@ -199,7 +196,7 @@ _BOUNDS_ADVICE = ("check the bounds against the data's squared distances (bounds
 ZERO_LENGTH_RTOL = 1e-12
 
 
-def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL):
+def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL, sqdist=None):
     """Pairs whose points coincide in ``G`` (to ``rtol`` of its scale).
 
     One test for every learner: duplicate rows, and rows that differ only
@@ -211,12 +208,14 @@ def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL):
     i, j : ndarray of shape (c,)
     rtol : float
         Relative to ``max_k |g_k|^2``.
+    sqdist : ndarray of shape (c,), default=None
+        ``pair_sqdist(G, i, j)``, if the caller has it already.
 
     Returns
     -------
     ndarray of shape (c,), bool
     """
-    d = pair_sqdist(G, i, j)
+    d = pair_sqdist(G, i, j) if sqdist is None else sqdist
     return d <= rtol * max_squared_norm(G)
 
 
@@ -292,7 +291,7 @@ def _sym_exp(L):
     return (Q * np.exp(w)) @ Q.T
 
 
-def pair_residuals(G, constraints, M, nu, xi, skipped, *, log_state=False, tol=1e-3):
+def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3):
     """KKT residuals of pair constraints at the state ``M``.
 
     Parameters
@@ -300,15 +299,16 @@ def pair_residuals(G, constraints, M, nu, xi, skipped, *, log_state=False, tol=1
     G : ndarray of shape (n, r)
     constraints : PairConstraints
     M : ndarray of shape (r, r)
-        The state (``log X`` when ``log_state``).
+        The state (``log X`` when ``weight`` is given).
     nu, xi : ndarray of shape (c,)
         Duals and slack targets (the bounds when hard).
     skipped : ndarray of shape (c,), bool
         Constraints left out (zero-length pairs): residual 0.
-    log_state : bool
-        ``M`` holds ``log X`` (von Neumann): the metric is ``exp(M)`` and a
-        dual's scale is ``|v|^2`` (the update is ``log X + alpha v v'``);
-        for LogDet the scale is ``p = v' M v`` (``M + beta M v v' M``).
+    weight : ndarray of shape (c,), default=None
+        ``None``: LogDet, the metric is ``M`` and a dual's scale is
+        ``p = v' M v`` (the update is ``M + beta M v v' M``).  Given: von
+        Neumann, ``M`` holds ``log X``, the metric is ``exp(M)`` and a dual's
+        scale is ``weight = |v|^2`` (the update is ``log X + alpha v v'``).
     tol : float
 
     Returns
@@ -316,18 +316,25 @@ def pair_residuals(G, constraints, M, nu, xi, skipped, *, log_state=False, tol=1
     Residuals
         ``detail`` holds ``(p, t)``: squared distances and targets.
     """
-    X = _sym_exp(M) if log_state else M
-    p = pair_sqdist(G, constraints.i, constraints.j, X)
-    sign = constraints.sign.astype(np.float64)
-    t = xi
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gap = np.where(t > 0, sign * (p - t) / np.where(t > 0, t, 1.0),
-                       np.where(sign * (p - t) > 0, np.inf, 0.0))
+    log_state = weight is not None
+    p = pair_sqdist(G, constraints.i, constraints.j, _sym_exp(M) if log_state else M)
+    gap = relative_gap(p, constraints.sign, xi)
     gap[skipped] = 0.0
-    w = pair_sqdist(G, constraints.i, constraints.j) if log_state else p
+    w = weight if log_state else p
     comp = np.where(nu > 0, np.minimum(np.abs(gap), nu * w), 0.0)
     comp[skipped] = 0.0
-    return Residuals(np.maximum(gap, 0.0), comp, tol, detail=(p, t))
+    return Residuals(np.maximum(gap, 0.0), comp, tol, detail=(p, xi))
+
+
+def relative_gap(d, sign, target):
+    """``sign * (d - target) / target``: positive where a pair constraint is
+    violated, by that share of its target (``+inf`` for a violated target
+    of 0, and 0 for a met one)."""
+    sign = np.asarray(sign, dtype=np.float64)
+    pos = target > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(pos, sign * (d - target) / np.where(pos, target, 1.0),
+                        np.where(sign * (d - target) > 0, np.inf, 0.0))
 
 
 #: ``sweep_until_settled``: a state whose entries grow past this (or its
@@ -565,8 +572,7 @@ def triplet_projections(G, triplets, M0, *, margin=np.sqrt(2.0), slack=np.inf,
     xi = np.where(soft, nu / lam_div, 0.0)
     return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
                             converged=converged, skipped=skipped, history=history,
-                            n_projections=n_moved, max_violation=res.max_violation,
-                            n_violated=res.n_violated)
+                            n_projections=n_moved, max_violation=res.max_violation)
 
 
 def triplet_residuals(G, a, b, c, kind, gamma2, M, nu, xi, skipped, tol):
@@ -779,10 +785,9 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
     w, Q = renormalise_log_trace(L)  # (greedy: after the last step)
     if selection == "greedy":
         n_iter = max(1, -(-n_moved // max(c, 1)))  # sweeps of c steps
-    violation = np.maximum(sign * (((V @ Q) ** 2) @ w - bound), 0.0) / bound
+    violation = np.maximum(relative_gap(((V @ Q) ** 2) @ w, sign, bound), 0.0)
     return ProjectionResult(M=L, dual=gamma, slack_target=bound.copy(), n_iter=n_iter,
                             converged=bool(converged), skipped=np.zeros(c, bool),
                             history=history, n_evals=n_evals, n_projections=n_moved,
                             dual_objective=dual_obj,
-                            max_violation=float(violation.max(initial=0.0)),
-                            n_violated=int(np.count_nonzero(violation > tol)))
+                            max_violation=float(violation.max(initial=0.0)))
