@@ -31,7 +31,7 @@ from sklearn.datasets import make_classification
 from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import CSIDecomposition
-from sklearn_bregman.lowrank import kernel_columns, pivoted_cholesky
+from sklearn_bregman._factors import kernel_columns, pivoted_cholesky
 
 RATIO_TARGET = 4.0
 LARGE_TARGET = 5.0

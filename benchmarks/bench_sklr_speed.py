@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import SKLRClusterer, TripletConstraints, triplets_from_labels
 from sklearn_bregman._engine._sklr import logdet_triplet_sweep
-from sklearn_bregman.lowrank import SpectralFactor
+from sklearn_bregman._factors import SpectralFactor
 
 TARGET_SECONDS = 10.0
 

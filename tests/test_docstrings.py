@@ -7,8 +7,8 @@ import warnings
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-MODULES = ["constraints", "csi", "sklr", "kernel_learning", "itml", "cluster", "lowrank",
-           "metrics"]
+MODULES = ["constraints", "_csi", "_sklr", "_kernel_learning", "_itml", "_cluster", "_factors",
+           "_metrics"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import pairwise_kernels
 
-import sklearn_bregman.lowrank as lowrank
-from sklearn_bregman.lowrank import LowRankFactor, kernel_diagonal
+import sklearn_bregman._factors as lowrank
+from sklearn_bregman._factors import LowRankFactor, kernel_diagonal
 
 PARAMS = {"gamma": 0.5, "degree": 2, "coef0": 1.0}
 

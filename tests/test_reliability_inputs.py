@@ -29,7 +29,7 @@ from sklearn_bregman.constraints import (
     check_triplets,
     equal_triplets_from_labels,
 )
-from sklearn_bregman.metrics import kernel_kmeans_scorer, knn_scorer
+from sklearn_bregman._metrics import kernel_kmeans_scorer, knn_scorer
 
 
 @pytest.fixture(scope="module")

@@ -26,9 +26,9 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.estimator_checks import check_fit2d_1sample
 
 from sklearn_bregman import CSIDecomposition, LogDetKernelLearner
-from sklearn_bregman.cluster import KernelKMeans
-from sklearn_bregman.lowrank import LowRankFactor, pivoted_cholesky
-from sklearn_bregman.sklr import SKLRClusterer
+from sklearn_bregman._cluster import KernelKMeans
+from sklearn_bregman._factors import LowRankFactor, pivoted_cholesky
+from sklearn_bregman._sklr import SKLRClusterer
 
 X, y = make_blobs(30, 4, centers=3, random_state=0)
 K_RBF = pairwise_kernels(X, metric="rbf", gamma=0.25)  # gamma=None: 1 / n_features

@@ -20,7 +20,7 @@ from sklearn_bregman.constraints import (
     equal_triplets_from_labels,
     triplets_from_labels,
 )
-from sklearn_bregman.lowrank import AdaptiveGaussian, SpectralFactor
+from sklearn_bregman._factors import AdaptiveGaussian, SpectralFactor
 from tests.oracles import sklr_step_reference, sklr_sweep_reference
 
 INF = np.inf

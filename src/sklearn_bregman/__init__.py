@@ -4,8 +4,8 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 ``GridSearchCV``.
 """
 
-from .cluster import KernelKMeans
-from .csi import CSIDecomposition
+from ._cluster import KernelKMeans
+from ._csi import CSIDecomposition
 from .constraints import (
     PairConstraints,
     TripletConstraints,
@@ -13,10 +13,10 @@ from .constraints import (
     pairs_from_labels,
     triplets_from_labels,
 )
-from .itml import ITMLTransformer
-from .kernel_learning import DefiniteBoost, LogDetKernelLearner, VonNeumannKernelLearner
-from .metrics import kernel_kmeans_scorer, knn_scorer
-from .sklr import SKLRClusterer
+from ._itml import ITMLTransformer
+from ._kernel_learning import DefiniteBoost, LogDetKernelLearner, VonNeumannKernelLearner
+from ._metrics import kernel_kmeans_scorer, knn_scorer
+from ._sklr import SKLRClusterer
 
 __version__ = "0.1.0.dev0"
 

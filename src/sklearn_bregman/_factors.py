@@ -324,7 +324,7 @@ class LowRankFactor:
     method : {'cholesky', 'csi'}, default='cholesky'
         How the pivots are chosen: the largest residual diagonal, or
         Cholesky with side information (Bach & Jordan 2005, see
-        :mod:`sklearn_bregman.csi`) with the class labels passed to ``fit``
+        :mod:`sklearn_bregman._csi`) with the class labels passed to ``fit``
         (``tol`` is then CSI's: stop when a step's gain falls below).  With
         'csi' every kernel, the linear one too, is factored from pivots.
     unlabeled : int, str or None, default=-1
@@ -425,7 +425,7 @@ class LowRankFactor:
         """G, pivots and residual traces by the chosen pivot rule."""
         if self.method != "csi":
             return pivoted_cholesky(column, diag, rank, self.tol)
-        from .csi import cholesky_side_information, side_information  # (circular)
+        from ._csi import cholesky_side_information, side_information  # (circular)
 
         res = cholesky_side_information(column, diag, side_information(y, self.unlabeled),
                                         max_rank=rank, tol=self.tol)

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ._base import check_factor_scale, components_from_metric, mapped
 from ._engine import triplet_projections
 from .constraints import TripletConstraints, check_triplet_constraints, triplets_from_labels
-from .lowrank import KERNELS, SpectralFactor, _kernel_params
+from ._factors import KERNELS, SpectralFactor, _kernel_params
 
 __all__ = ["SKLRClusterer"]
 

@@ -40,7 +40,7 @@ from ._engine._csi import (
     move_pivot,
     qr_append,
 )
-from .lowrank import (
+from ._factors import (
     KERNELS,
     _kernel_params,
     _power_of_two_below,

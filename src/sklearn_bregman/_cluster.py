@@ -9,7 +9,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .lowrank import (
+from ._factors import (
     KERNELS,
     LowRankFactor,
     _kernel_params,
@@ -81,7 +81,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
     Examples
     --------
     >>> from sklearn.datasets import make_circles
-    >>> from sklearn_bregman.cluster import KernelKMeans
+    >>> from sklearn_bregman._cluster import KernelKMeans
     >>> X, _ = make_circles(200, factor=0.3, noise=0.05, random_state=0)
     >>> km = KernelKMeans(n_clusters=2, kernel="rbf", gamma=5, random_state=0).fit(X)
     >>> km.labels_.shape

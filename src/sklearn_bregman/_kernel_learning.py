@@ -2,7 +2,7 @@
 
 Kulis, Sustik & Dhillon, "Low-rank kernel learning with Bregman matrix
 divergences", JMLR 10, 2009.  Given an initial kernel K0 = G0 G0' of rank r
-(any kernel, through the low-rank factors of :mod:`sklearn_bregman.lowrank`)
+(any kernel, through the low-rank factors of :mod:`sklearn_bregman._factors`)
 and distance constraints on pairs of points, the learners find
 
     min_K  D(K, K0)  s.t.  K_ii + K_jj - 2 K_ij <= u  (similar pairs)
@@ -50,7 +50,7 @@ from ._engine._driver import (
     warn_zero_length,
     zero_length_pairs,
 )
-from .lowrank import KERNELS, LowRankFactor, _kernel_params
+from ._factors import KERNELS, LowRankFactor, _kernel_params
 
 __all__ = ["DefiniteBoost", "LogDetKernelLearner", "VonNeumannKernelLearner"]
 
