@@ -20,7 +20,7 @@ from sklearn_bregman import (
     VonNeumannKernelLearner,
 )
 from sklearn_bregman._engine._csi import qr_append, swap_pivots
-from sklearn_bregman._csi import cholesky_side_information, side_information
+from sklearn_bregman._factors import cholesky_side_information, side_information
 from tests.oracles import csi_reference
 
 

@@ -8,6 +8,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 MODULES = ["constraints", "_csi", "_sklr", "_kernel_learning", "_itml", "_cluster", "_factors",
+           "_kernels",
            "_metrics"]
 
 

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import pairwise_kernels
 
-import sklearn_bregman._factors as lowrank
-from sklearn_bregman._factors import LowRankFactor, kernel_diagonal
+import sklearn_bregman._kernels as kernels
+from sklearn_bregman._factors import LowRankFactor
+from sklearn_bregman._kernels import kernel_diagonal
 
 PARAMS = {"gamma": 0.5, "degree": 2, "coef0": 1.0}
 
@@ -85,13 +86,13 @@ def test_factor_tol_stops_early_and_numerical_rank_is_respected():
 
 def test_nonlinear_factor_uses_kernel_columns_only(monkeypatch):
     shapes = []
-    original = lowrank.kernel_columns
+    original = kernels.kernel_columns
 
     def spy(X, Y, kernel, params):
         shapes.append((X.shape[0], Y.shape[0]))
         return original(X, Y, kernel, params)
 
-    monkeypatch.setattr(lowrank, "kernel_columns", spy)
+    monkeypatch.setattr(kernels, "kernel_columns", spy)
     X = data(200)
     f = LowRankFactor("rbf", 10, 0.0, PARAMS)
     f.fit(X)

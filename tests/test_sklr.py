@@ -20,7 +20,8 @@ from sklearn_bregman.constraints import (
     equal_triplets_from_labels,
     triplets_from_labels,
 )
-from sklearn_bregman._factors import AdaptiveGaussian, SpectralFactor
+from sklearn_bregman._factors import SpectralFactor
+from sklearn_bregman._kernels import AdaptiveGaussian
 from tests.oracles import sklr_step_reference, sklr_sweep_reference
 
 INF = np.inf

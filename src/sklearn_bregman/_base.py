@@ -8,7 +8,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from sklearn.utils.validation import column_or_1d
 
-from ._engine._driver import max_squared_norm
+from ._engine import max_squared_norm
 from .constraints import check_pairs, pairs_from_labels, set_pair_bounds
 
 #: Parameter constraints common to every learner driven by pair constraints

@@ -6,21 +6,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._factors import (
-    KERNELS,
-    LowRankFactor,
-    _kernel_params,
-    _power_of_two_below,
-    check_precomputed,
-)
+from ._factors import LowRankFactor, _power_of_two_below
+from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 
 __all__ = ["KernelKMeans"]
 
 
-class KernelKMeans(ClusterMixin, BaseEstimator):
+class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     r"""Kernel k-means (Dhillon, Guan & Kulis 2004).
 
     Minimises :math:`\sum_i \| \phi(x_i) - m_{c(i)} \|^2` with cluster means
@@ -90,11 +85,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
 
     _parameter_constraints = {
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
-        "kernel": [StrOptions(set(KERNELS)), callable],
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "degree": [Interval(Real, 0, None, closed="left")],
-        "coef0": [Real],
-        "kernel_params": [dict, None],
+        **KERNEL_PARAMETERS,
         "rank": [Interval(Integral, 1, None, closed="left"), None],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -143,9 +134,7 @@ class KernelKMeans(ClusterMixin, BaseEstimator):
             self._fit_precomputed(X)
             return self
         self.factor_ = LowRankFactor(
-            self.kernel, self.rank, 1e-10,
-            _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
-                           self.kernel_params),
+            self.kernel, self.rank, 1e-10, self._kernel_params(),
         )
         G = self.factor_.fit(X)
         self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, max_iter=self.max_iter,

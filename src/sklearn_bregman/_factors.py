@@ -1,209 +1,60 @@
-"""Initial low-rank factors of a kernel, with their out-of-sample map.
+"""The factor layer: initial low-rank factors of a kernel and their out-of-sample maps.
 
 A factor is a pair (G0, phi0): G0 (n x r) with K0 ~= G0 G0' on the training
 points, and a map phi0 with phi0(X_train) = G0 that takes new points to the
-same r coordinates (DESIGN.md, layer 2).  The learners work on G0 only, so
-nothing of size n x n is ever formed, except for ``kernel='precomputed'``
-where the user hands the n x n matrix in.
+same r coordinates (ARCHITECTURE.md, layer 2).  The learners work on G0
+only, so nothing of size n x n is ever formed, except for
+``kernel='precomputed'`` where the user hands the n x n matrix in.  Kernel
+values come from :mod:`sklearn_bregman._kernels`.
 
 - linear kernel: the data itself (phi0(x) = x), or its top right singular
   directions (phi0(x) = x V) when fewer than ``n_features`` columns are
   asked for or there are more features than samples;
-- any other kernel: pivoted incomplete Cholesky (Fine & Scheinberg 2001;
-  Bach & Jordan 2005, Section 2), greedy on the largest residual diagonal,
-  built from kernel columns only, with the Nystrom-form out-of-sample map
-  phi0(x) = k0(x, X_pivots) L^-T, L = G0[pivots] (lower triangular).
-  This includes SKLR's adaptive Gaussian ``'adaptive_rbf'``
-  (:class:`AdaptiveGaussian`).
+- any other kernel, from pivot columns: pivoted incomplete Cholesky
+  (:func:`pivoted_cholesky`; Fine & Scheinberg 2001; Bach & Jordan 2005,
+  Section 2), greedy on the largest residual diagonal, or Cholesky with side
+  information (:func:`cholesky_side_information`; Bach & Jordan 2005,
+  Sections 3-5), greedy on a gain that also rewards predicting the labels;
+  both with the Nystrom-form out-of-sample map of :class:`PivotMap`,
+  phi0(x) = k0(x, X_pivots) L^-T, L = G0[pivots] (lower triangular);
+- the spectral start of SKLR (:class:`SpectralFactor`): top eigenpairs from a
+  randomized subspace iteration, with the Nystrom extension of the
+  eigenvectors as the map.
+
+:class:`LowRankFactor` chooses among the first two for the kernel learners.
 """
 
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
-from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
-from sklearn.neighbors import NearestNeighbors
-from sklearn.preprocessing import normalize
+from sklearn.preprocessing import LabelBinarizer
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import _num_samples
 
-from ._engine._csi import cholesky_append
+from ._engine import (
+    cholesky_append,
+    estimated_gains,
+    lookahead_added,
+    lookahead_chosen,
+    move_pivot,
+    qr_append,
+)
+from ._kernels import (
+    AdaptiveGaussian,
+    _not_finite_message,
+    check_finite_coordinates,
+    check_precomputed,
+    kernel_columns,
+    kernel_diagonal,
+    kernel_source,
+    pivot_columns,
+)
 
-__all__ = ["AdaptiveGaussian", "LowRankFactor", "check_finite_kernel", "kernel_diagonal",
-           "pivoted_cholesky"]
-
-KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
-
-
-class AdaptiveGaussian:
-    """Gaussian kernel with a bandwidth per point (Amid et al., eq. 29).
-
-    ``k0(x, y) = exp(-|x - y|^2 / (sigma(x) sigma(y)))`` with ``sigma(x)``
-    the distance from ``x`` to its ``n_neighbors``-th nearest training
-    point: large bandwidths in sparse regions, small ones in dense regions
-    (the "self-tuning" bandwidth of Zelnik-Manor & Perona).  A training point
-    counts itself as its own first neighbour, so that ``sigma`` depends on
-    the point alone and a training point gets the same value in ``fit`` and
-    ``transform``.  The kernel is not PSD in general; the factors built on it
-    keep its positive part.
-
-    Parameters
-    ----------
-    n_neighbors : int
-        k; capped at the number of training points.
-    """
-
-    def __init__(self, n_neighbors):
-        self.n_neighbors = n_neighbors
-
-    def fit(self, X):
-        self.n_neighbors_ = min(int(self.n_neighbors), X.shape[0])
-        self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors_).fit(X)
-        sigma = self.nn_.kneighbors(X)[0][:, -1]
-        # duplicates can leave sigma = 0: a tiny floor keeps 0/0 out
-        self.floor_ = 1e-12 * max(float(sigma.max()), 1.0)
-        self.sigma_ = np.maximum(sigma, self.floor_)
-        return self
-
-    def bandwidth(self, X):
-        """sigma(x) for the rows of X."""
-        return np.maximum(self.nn_.kneighbors(X)[0][:, -1], self.floor_)
-
-    def __call__(self, X, Y, sigma_x, sigma_y):
-        """The kernel matrix k0(X, Y) given the bandwidths of both sides.
-
-        ``Y`` are training points (finite bandwidths ``sigma_y``).  A point so
-        far from them that its squared distances, or its own bandwidth,
-        overflow float64 gets the value the kernel really has there, 0 (see
-        :func:`_far_adaptive_values`), not NaN; anything still not finite is
-        an error.
-        """
-        with np.errstate(over="ignore", invalid="ignore"):
-            D = euclidean_distances(X, Y, squared=True)
-            overflow = ~np.isfinite(D)
-            overflow |= ~np.isfinite(np.asarray(sigma_x, dtype=float))[:, None]
-            D /= np.outer(sigma_x, sigma_y)
-            K = np.exp(-D, out=D)
-        rows = np.flatnonzero(overflow.any(1))
-        for i in rows:
-            K[i, overflow[i]] = _far_adaptive_values(X[i], Y[overflow[i]],
-                                                      sigma_y[overflow[i]])
-        return check_finite_kernel(K, "adaptive_rbf", {"n_neighbors": self.n_neighbors},
-                                   X, Y)
-
-
-def _far_adaptive_values(x, Y, sigma_y):
-    """Adaptive-Gaussian values of one point x against training points Y
-    whose squared distances to x (or x's bandwidth) overflow float64.
-
-    The exponent d^2 / (sigma(x) sigma(y)) cannot be formed, but it is
-    bounded below: the k nearest training points of y lie within sigma(y) of
-    y, hence within d + sigma(y) of x, so sigma(x) <= d + sigma(y) and
-
-        k0(x, y) <= exp(-d^2 / ((d + sigma(y)) sigma(y))).
-
-    d itself is computed on x and Y scaled to at most 1 (no overflow).  Where
-    the bound underflows to 0 the value is exactly 0 in float64; elsewhere it
-    is NaN (undefined), which the caller reports.
-    """
-    scale = max(float(np.abs(x).max()), float(np.abs(Y).max()), 1.0)
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        d = scale * np.sqrt(((x / scale - Y / scale) ** 2).sum(1))
-        exponent = (d / sigma_y) / (1.0 + sigma_y / d)  # d^2 / ((d + sigma_y) sigma_y)
-        bound = np.exp(-exponent)
-    return np.where(bound == 0.0, 0.0, np.nan)
-
-
-def _kernel_params(kernel, gamma, degree, coef0, kernel_params):
-    if callable(kernel):
-        return dict(kernel_params or {})
-    return {"gamma": gamma, "degree": degree, "coef0": coef0}
-
-
-#: The parameters each named kernel reads (named in error messages).
-_KERNEL_ARGS = {"rbf": ("gamma",), "laplacian": ("gamma",),
-                "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0"),
-                "adaptive_rbf": ("n_neighbors",)}
-
-
-def _not_finite_message(what, kernel, params, arrays):
-    """Error message for kernel values (or coordinates built from them) that
-    are not finite: names the kernel, its parameters and what to check."""
-    if callable(kernel):
-        name = getattr(kernel, "__name__", repr(kernel))
-        desc = f"kernel={name}" + (f" with kernel_params={params}" if params else "")
-        check = "what the kernel function returns"
-    elif kernel == "precomputed":
-        desc, check = "kernel='precomputed'", "the scale of the kernel matrix"
-    else:
-        names = _KERNEL_ARGS.get(kernel, ())
-        args = ", ".join(f"{k}={params.get(k)}" for k in names)
-        desc = f"kernel={kernel!r}" + (f" ({args})" if args else "")
-        check = "the kernel parameters " + ", ".join(names) if names else ""
-    if kernel != "precomputed":
-        largest = max((float(np.abs(a).max()) for a in arrays if a.size), default=0.0)
-        check = f"the scale of X (largest |X| = {largest:.3g})" + (f" and {check}"
-                                                                  if check else "")
-    return f"{what} are not finite (NaN or inf) for {desc}. Check {check}."
-
-
-def check_finite_kernel(K, kernel, params, *arrays):
-    """Return kernel values K, or raise a ValueError naming the kernel if some
-    are NaN or infinite (``arrays``: the points, for the scale in the
-    message).  O(K.size), like computing K."""
-    if not np.isfinite(K).all():
-        raise ValueError(_not_finite_message("The kernel values", kernel, params, arrays))
-    return K
-
-
-def check_finite_coordinates(Z, kernel, params, X):
-    """Return the out-of-sample coordinates Z of the points X, or raise a
-    ValueError if finite kernel values overflowed once mapped."""
-    if not np.isfinite(Z).all():
-        raise ValueError(_not_finite_message(
-            "The factor's coordinates of the new points (finite kernel values mapped "
-            "through the training factor)", kernel, params, (X,)))
-    return Z
-
-
-def kernel_columns(X, Y, kernel, params):
-    """k0(X, Y) for a named or callable kernel (n_X x n_Y); non-finite values
-    are an error (:func:`check_finite_kernel`)."""
-    with np.errstate(over="ignore", invalid="ignore"):  # reported just below
-        K = pairwise_kernels(X, Y, metric=kernel, filter_params=True, **params)
-    return check_finite_kernel(K, kernel, params, X, Y)
-
-
-def kernel_diagonal(X, kernel, params):
-    """k0(x_i, x_i) for every row, in O(n d) (no kernel matrix is formed);
-    non-finite values are an error (:func:`check_finite_kernel`)."""
-    n = X.shape[0]
-    if kernel in ("rbf", "laplacian"):
-        return np.ones(n)
-    if kernel == "cosine":
-        # as sklearn's cosine_similarity computes it (rows normalised by
-        # sklearn.preprocessing.normalize): 1 for most rows, but not exactly
-        # 1 for rows of tiny or overflowing norm, which normalize leaves
-        # as they are or sends to 0; a diagonal of 1 for them would make the
-        # factor singular
-        with np.errstate(over="ignore", invalid="ignore"):
-            Xn = normalize(X)
-        return check_finite_kernel(np.einsum("ij,ij->i", Xn, Xn), kernel, params, X)
-    if kernel not in ("linear", "poly", "sigmoid"):
-        # callable: one evaluation per row (what pairwise_kernels does per pair)
-        return np.array([kernel_columns(X[i:i + 1], X[i:i + 1], kernel, params)[0, 0]
-                         for i in range(n)])
-    with np.errstate(over="ignore", invalid="ignore"):  # reported just below
-        sq = np.einsum("ij,ij->i", X, X)
-        gamma = params.get("gamma")
-        if gamma is None:
-            gamma = 1.0 / X.shape[1]
-        if kernel == "linear":
-            diag = sq
-        elif kernel == "poly":
-            diag = (gamma * sq + params["coef0"]) ** params["degree"]
-        else:
-            diag = np.tanh(gamma * sq + params["coef0"])
-    return check_finite_kernel(diag, kernel, params, X)
+__all__ = ["CSIResult", "LowRankFactor", "PivotMap", "SpectralFactor",
+           "cholesky_side_information", "pivoted_cholesky", "side_information"]
 
 
 def _power_of_two_below(x):
@@ -214,36 +65,6 @@ def _power_of_two_below(x):
         return 1.0
     mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
     return float(np.ldexp(1.0, int(exponent) - 1))
-
-
-def check_precomputed(X):
-    """A precomputed training kernel must be a square, symmetric matrix."""
-    if X.shape[0] != X.shape[1]:
-        raise ValueError(
-            "kernel='precomputed' needs a square kernel matrix in fit; got X of "
-            f"shape {X.shape}."
-        )
-    scale = max(np.abs(np.diag(X)).max(), 1.0)
-    if not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * scale):
-        raise ValueError("kernel='precomputed': X must be a symmetric kernel matrix.")
-
-
-def kernel_source(X, kernel, params):
-    """``(column, diag)`` of the training kernel, without forming it:
-    ``column(p)`` is K[:, p] and ``diag`` the diagonal (X itself for
-    'precomputed', checked by :func:`check_precomputed` first)."""
-    if kernel == "precomputed":
-        return (lambda p: X[:, p]), np.diag(X).copy()
-    return ((lambda p: kernel_columns(X, X[p:p + 1], kernel, params)[:, 0]),
-            kernel_diagonal(X, kernel, params))
-
-
-def pivot_columns(X, kernel, params, X_pivots, pivots):
-    """k(X, X_pivots): kernel values of (new) points against the pivots (for
-    'precomputed', X holds kernel values against all training points)."""
-    if kernel == "precomputed":
-        return X[:, pivots]
-    return kernel_columns(X, X_pivots, kernel, params)
 
 
 def pivoted_cholesky(column, diag, max_rank, tol):
@@ -301,6 +122,351 @@ def pivoted_cholesky(column, diag, max_rank, tol):
     return np.ascontiguousarray(G[:, :k]), pivots[:k], np.array(residual)
 
 
+#: A residual diagonal below this share of the largest one is numerically zero.
+_FLOOR = 1e-12
+
+
+@dataclass
+class CSIResult:
+    """What :func:`cholesky_side_information` returns.
+
+    Attributes
+    ----------
+    G : ndarray of shape (n, m), Fortran order
+        The factor: K ~= G G', ``G[pivots]`` lower triangular.
+    pivots : ndarray of shape (m,)
+    Q, R : ndarrays of shape (n, m) and (m, m)
+        ``Pi G = Q R`` (Pi: centring, or the identity).
+    approximation_error : ndarray of shape (m + 1,)
+        ``tr(K - G_k G_k')`` for k = 0, ..., m.
+    prediction_error : ndarray of shape (m + 1,)
+        ``|Y - Q_k Q_k' Y|_F^2`` (Y centred if asked) for k = 0, ..., m.
+    gains : ndarray of shape (m,)
+        The true reduction of J at each step.
+    """
+
+    G: np.ndarray
+    pivots: np.ndarray
+    Q: np.ndarray
+    R: np.ndarray
+    approximation_error: np.ndarray
+    prediction_error: np.ndarray
+    gains: np.ndarray
+
+
+def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40,
+                              tol=1e-4, center=True, random_state=None):
+    """CSI (Bach & Jordan 2005, Figure 1) from kernel columns.
+
+    Parameters
+    ----------
+    column : callable
+        ``column(p)`` returns the kernel column K[:, p].
+    diag : ndarray of shape (n,)
+        The kernel's diagonal.
+    Y : ndarray of shape (n, d) or None
+        Side information (one-hot classes, or responses).  ``None`` (or
+        ``kappa = 1``, or ``delta = 0``: with no look-ahead no column is
+        known in advance and the estimated gain reduces to the lower bound of
+        Section 2.2) gives plain pivoted incomplete Cholesky.
+    max_rank : int
+        m, the largest number of columns.
+    kappa : float in [0, 1]
+        Trade-off between approximating K (1) and predicting Y (0).
+    delta : int
+        Look-ahead steps.
+    tol : float
+        Stop once the true gain of a step (of the normalised J, which is 1
+        at G = 0) falls below ``tol``.
+    center : bool
+        Centre Y and the columns of G before the QR (an intercept, §5.4).
+    random_state : int, RandomState instance or None
+        Breaks ties between pivots of equal estimated gain.
+
+    Returns
+    -------
+    CSIResult
+    """
+    rng = check_random_state(random_state)
+    diag = np.asarray(diag, dtype=np.float64)
+    if not np.isfinite(diag).all():
+        raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing to factor.")
+    diag = np.maximum(diag, 0.0)
+    n = diag.shape[0]
+    trace = float(diag.sum())
+    if Y is None:
+        Y = np.zeros((n, 0))
+    Y = np.asfortranarray(Y, dtype=np.float64)
+    # J depends on Y only up to scale (mu = (1 - kappa) / tr(Y'Y)): the run
+    # works on Y / y_scale, a power of two (exact, so the pivots are those of
+    # Y itself), and the prediction errors are scaled back at the end.  A
+    # huge y then neither overflows tr(Y'Y) nor silently drops the side
+    # information.
+    y_max = float(np.abs(Y).max()) if Y.size else 0.0
+    y_scale = _power_of_two_below(y_max)
+    Y = np.asfortranarray(Y / y_scale)
+    if center and Y.shape[1]:
+        Y = np.asfortranarray(Y - Y.mean(0))
+    y_norm = float((Y ** 2).sum())
+    if trace <= 0:
+        raise ValueError("The kernel is zero on the training data: nothing to factor.")
+    mu = (1.0 - kappa) / y_norm if y_norm > 0 else 0.0
+    plain = mu == 0.0 or delta == 0  # plain pivoted incomplete Cholesky
+    lam = kappa / trace if mu > 0 else 1.0 / trace
+    if plain:
+        delta = 0
+    floor = _FLOOR * diag.max()
+    d = Y.shape[1]
+    buf = _Buffers(n, d, min(n, max_rank + delta), delta, plain)
+    acc = np.zeros((n, max(d, 1)), order="F")
+    work = np.empty(2 * n + delta + 2)
+    dadv = diag.copy()  # residual after all t columns
+    dk = diag.copy()    # residual after the chosen k0 columns
+    A = np.zeros(n)
+    used = np.zeros(n, dtype=bool)      # among the t columns
+    chosen = np.zeros(n, dtype=bool)    # among the first k0
+    gains_est = np.empty(n)
+    t = k0 = 0
+
+    def append(p):
+        nonlocal t
+        buf.ensure(t)
+        values = np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1)
+        if not np.isfinite(values).all():
+            raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
+        cholesky_append(buf.G, dadv, values, t, buf.pivots, p)
+        if not plain:  # (plain: the QR is done once at the end)
+            qr_append(buf.Q, buf.R, buf.E, Y, buf.G, t, center)
+            lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work)
+        buf.pivots[t] = p
+        used[p] = True
+        t += 1
+
+    def classical():
+        """The largest residual diagonal among unused points (Section 2.2)."""
+        masked = np.where(used, -1.0, dadv)
+        p = int(np.argmax(masked))
+        return p if masked[p] > floor else None
+
+    approx = [trace]
+    pred = [y_norm]
+    gains = []
+    while t < delta and t < buf.limit:  # the first look-ahead steps
+        p = classical()
+        if p is None:
+            break
+        append(p)
+    while k0 < max_rank:
+        if delta == 0:
+            p = classical()
+            if p is None:
+                break
+            append(p)
+        else:
+            if k0 == t:
+                break
+            # a point outside the look-ahead with no residual left after it is
+            # numerically in its span: it cannot be appended as a new column
+            candidate = (~chosen & (dk > floor) & (used | (dadv > floor))).view(np.uint8)
+            estimated_gains(gains_est, A, dk, dadv, buf.W, buf.E, k0, t, lam, mu, candidate,
+                            acc, work)
+            best = gains_est.max()
+            if not np.isfinite(best):
+                break
+            ties = np.flatnonzero(gains_est >= best - 1e-12 * abs(best))
+            p = int(ties[0] if ties.size == 1 else rng.choice(ties))
+            if not used[p]:
+                if t == buf.limit:
+                    break
+                append(p)
+            elif t < buf.limit:  # keep delta columns ahead: the classical pivot
+                extra = classical()
+                if extra is not None:
+                    append(extra)
+            pos = k0 + int(np.flatnonzero(buf.pivots[k0:t] == p)[0])
+            if pos > k0:  # move p to position k0 (App. A)
+                move_pivot(buf.G, buf.Q, buf.R, buf.E, buf.W, buf.pivots, pos, k0, t)
+        if plain:
+            gg = float(buf.G[:, k0] @ buf.G[:, k0])
+            dk = dadv
+        else:
+            gg = lookahead_chosen(A, dk, buf.G, k0, t, work)
+        chosen[buf.pivots[k0]] = True
+        # (plain: no QR yet; the prediction errors are computed at the end)
+        qy = float((buf.E[:, k0] ** 2).sum()) if d and not plain else 0.0
+        k0 += 1
+        approx.append(max(float(dk.sum()), 0.0))
+        pred.append(max(pred[-1] - qy, 0.0))
+        gain = lam * gg + mu * qy
+        gains.append(gain)
+        if gain < tol:
+            break
+    m = k0
+    G, Q, R, pivots = buf.G[:, :m], buf.Q, buf.R, buf.pivots
+    if plain:
+        Gc = G - G.mean(0) if center else G.copy(order="F")
+        norms = np.sqrt((Gc ** 2).sum(0))
+        Q, R = linalg.qr(Gc, mode="economic", overwrite_a=True, check_finite=False)
+        del Gc
+        # a column already in the span of the earlier ones (e.g. constant once
+        # centred, as the one column of a single sample) adds no direction:
+        # Q[:, k] = 0 and R[k, k] = 0, as qr_append does, rather than the
+        # arbitrary unit vector of the Householder QR
+        flat = np.abs(np.diag(R)) <= 1e-12 * norms
+        Q[:, flat] = 0.0
+        R[flat, flat] = 0.0
+        if y_norm > 0:  # y given but not used for the pivots: its prediction errors
+            pred = list(y_norm - np.concatenate([[0.0], np.cumsum(((Y.T @ Q) ** 2).sum(0))]))
+    else:
+        Q, R = Q[:, :m], np.triu(R[:m, :m])
+    # back to the units of y (exact: y_scale is a power of two)
+    with np.errstate(over="ignore"):
+        prediction_error = np.maximum(np.array(pred), 0.0) * y_scale * y_scale
+    if not np.isfinite(prediction_error).all():
+        raise ValueError(
+            f"y is too large: its squared norm |y - mean(y)|^2, the prediction error at "
+            f"rank 0, overflows float64 (largest |y| = {y_max:.3g}); "
+            f"rescale y (CSI's pivots do not depend on the scale of y)."
+        )
+    return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
+                     approximation_error=np.array(approx),
+                     prediction_error=prediction_error,
+                     gains=np.array(gains))
+
+
+class _Buffers:
+    """The column-major arrays of a CSI run, grown by doubling as columns come.
+
+    G, Q, W are n x cap, R cap x cap, E d x cap, pivots cap; ``limit`` is
+    the most columns a run may use (min(n, max_rank + delta)).  Starting
+    small and doubling keeps the memory at O(n (m + delta)) for a run that
+    stops at rank m, whatever ``max_rank`` (n by default) allows.  Plain
+    incomplete Cholesky only needs G.
+    """
+
+    def __init__(self, n, d, limit, delta, plain):
+        self.n, self.d, self.limit, self.plain = n, d, limit, plain
+        self.cap = 0
+        cap = delta + 64
+        cap = limit if limit <= 2 * cap else cap  # one growth saved is worth it
+        self.G = np.zeros((n, 0), order="F")
+        self.Q = np.zeros((n, 0), order="F")
+        self.W = np.zeros((n, 0), order="F")
+        self.R = np.zeros((0, 0), order="F")
+        self.E = np.zeros((d, 0), order="F")
+        self.pivots = np.zeros(0, dtype=np.intp)
+        self._resize(cap)
+
+    def ensure(self, t):
+        """Room for column t."""
+        if t >= self.cap:
+            self._resize(min(self.limit, max(2 * self.cap, t + 1)))
+
+    def _resize(self, cap):
+        def grow(a, rows, square=False):
+            out = np.zeros((cap if square else rows, cap), order="F")
+            out[:a.shape[0], :a.shape[1]] = a
+            return out
+
+        old = self.cap
+        self.G = grow(self.G, self.n)
+        if not self.plain:
+            self.Q = grow(self.Q, self.n)
+            self.W = grow(self.W, self.n)
+            self.R = grow(self.R, cap, square=True)
+            self.E = grow(self.E, self.d)
+        pivots = np.zeros(cap, dtype=np.intp)
+        pivots[:old] = self.pivots
+        self.pivots = pivots
+        self.cap = cap
+
+
+def _targets(y):
+    """Side information as an (n, d) float matrix.
+
+    Floating-point y are responses (one column or several: regression, as
+    the paper's d response variables); any other y holds class labels,
+    one-hot encoded (d = number of classes).
+    """
+    y = np.asarray(y)
+    if y.dtype.kind == "f":
+        return y.reshape(y.shape[0], -1).astype(np.float64)
+    kind = type_of_target(y, input_name="y", raise_unknown=True)
+    if kind in ("binary", "multiclass"):
+        Y = LabelBinarizer().fit_transform(y.reshape(-1)).astype(np.float64)
+        if Y.shape[1] == 1:  # LabelBinarizer gives one column for two classes
+            Y = np.hstack([1.0 - Y, Y])
+        return Y
+    if kind == "multilabel-indicator":
+        return y.astype(np.float64)
+    raise ValueError(
+        f"Unknown label type: y must be class labels (integers or strings) or "
+        f"floating-point responses (one or more columns); got target type {kind!r}."
+    )
+
+
+def side_information(y, unlabeled=-1):
+    """One-hot class indicators with zero rows for unlabeled samples.
+
+    The side information of CSI when it starts a kernel learner from labels
+    (``low_rank='csi'``): samples labelled ``unlabeled`` carry none.
+    """
+    y = np.asarray(y)
+    labeled = np.ones(y.shape[0], bool) if unlabeled is None else y != unlabeled
+    Y = np.zeros((y.shape[0], 0))
+    if labeled.any():
+        classes, codes = np.unique(y[labeled], return_inverse=True)
+        Y = np.zeros((y.shape[0], classes.shape[0]))
+        Y[np.flatnonzero(labeled), codes] = 1.0
+    return Y
+
+
+
+class PivotMap:
+    """The out-of-sample map of a factor built from pivot columns.
+
+    ``phi0(x) = k0(x, X_pivots) L^-T`` with ``L = G[pivots]`` lower
+    triangular (the Nystrom form; Bach & Jordan 2005, Section 6.2): on a
+    training point it gives that point's row of G.  Only the pivots' rows
+    are kept (for ``kernel='precomputed'``, ``phi0`` reads the columns of
+    the pivots in rows of kernel values against all training points).
+
+    Parameters
+    ----------
+    G : ndarray of shape (n, r)
+        The factor, ``G[pivots]`` lower triangular.
+    pivots : ndarray of shape (r,)
+    X : ndarray of shape (n, n_features), or the kernel matrix if precomputed
+        The training points.
+    kernel : str or callable
+    params : dict
+        Kernel parameters.
+    adaptive : AdaptiveGaussian, default=None
+        The fitted adaptive Gaussian when ``kernel='adaptive_rbf'``.
+    """
+
+    def __init__(self, G, pivots, X, kernel, params, adaptive=None):
+        self.kernel = kernel
+        self.params = params
+        self.pivots = pivots
+        self.adaptive = adaptive
+        self.L = np.ascontiguousarray(G[pivots])  # lower triangular, r x r
+        self.X_pivots = None if kernel == "precomputed" else X[pivots].copy()
+        self.sigma_pivots = None if adaptive is None else adaptive.sigma_[pivots].copy()
+
+    def __call__(self, X):
+        """phi0(X): the factor's coordinates of (new) points."""
+        if self.adaptive is not None:
+            Kc = self.adaptive(X, self.X_pivots, self.adaptive.bandwidth(X),
+                               self.sigma_pivots)
+        else:
+            Kc = pivot_columns(X, self.kernel, self.params, self.X_pivots, self.pivots)
+        # phi0(x) = k(x, pivots) L^-T  <=>  L phi0(x)' = k(pivots, x)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+            Z = linalg.solve_triangular(self.L, Kc.T, lower=True, check_finite=False).T
+        return check_finite_coordinates(Z, self.kernel, self.params, X)
+
+
 class LowRankFactor:
     """Initial factor G0 of a kernel and its out-of-sample map phi0.
 
@@ -323,8 +489,8 @@ class LowRankFactor:
         Kernel parameters (gamma, degree, coef0, or the callable's own).
     method : {'cholesky', 'csi'}, default='cholesky'
         How the pivots are chosen: the largest residual diagonal, or
-        Cholesky with side information (Bach & Jordan 2005, see
-        :mod:`sklearn_bregman._csi`) with the class labels passed to ``fit``
+        Cholesky with side information (Bach & Jordan 2005,
+        :func:`cholesky_side_information`) with the class labels passed to ``fit``
         (``tol`` is then CSI's: stop when a step's gain falls below).  With
         'csi' every kernel, the linear one too, is factored from pivots.
     unlabeled : int, str or None, default=-1
@@ -395,10 +561,8 @@ class LowRankFactor:
                 lambda p: k0(X, X[p:p + 1], sigma, sigma[p:p + 1])[:, 0],
                 np.ones(n), rank, y,
             )
-            self._adaptive = k0
-            self._X_pivots = X[piv].copy()
-            self._sigma_pivots = sigma[piv].copy()
         else:
+            k0 = None
             column, diag = kernel_source(X, self.kernel, self.params)
             if self.kernel == "precomputed" and np.any(diag < 0):
                 warnings.warn(
@@ -409,7 +573,6 @@ class LowRankFactor:
                     stacklevel=3,
                 )
             G, piv, res = self._pivots(column, diag, rank, y)
-            self._X_pivots = None if self.kernel == "precomputed" else X[piv].copy()
         if G.shape[1] == 0:
             raise ValueError(
                 "The initial kernel is zero on the training data (no pivot with a "
@@ -417,7 +580,7 @@ class LowRankFactor:
             )
         self.pivots_ = piv
         self.residual_trace_ = res
-        self._L = G[piv].copy()  # lower triangular, r x r
+        self._map = PivotMap(G, piv, X, self.kernel, self.params, adaptive=k0)
         self.rank_ = G.shape[1]
         return G
 
@@ -425,8 +588,6 @@ class LowRankFactor:
         """G, pivots and residual traces by the chosen pivot rule."""
         if self.method != "csi":
             return pivoted_cholesky(column, diag, rank, self.tol)
-        from ._csi import cholesky_side_information, side_information  # (circular)
-
         res = cholesky_side_information(column, diag, side_information(y, self.unlabeled),
                                         max_rank=rank, tol=self.tol)
         return np.ascontiguousarray(res.G), res.pivots, res.approximation_error
@@ -441,15 +602,7 @@ class LowRankFactor:
         """phi0(X): the factor's coordinates of (new) points."""
         if self.kernel == "linear" and self.method != "csi":
             return X if self._map is None else X @ self._map
-        if self.kernel == "adaptive_rbf":
-            Kc = self._adaptive(X, self._X_pivots, self._adaptive.bandwidth(X),
-                                self._sigma_pivots)
-        else:
-            Kc = pivot_columns(X, self.kernel, self.params, self._X_pivots, self.pivots_)
-        # phi0(x) = k(x, pivots) L^-T  <=>  L phi0(x)' = k(pivots, x)
-        with np.errstate(over="ignore", invalid="ignore"):  # reported just below
-            Z = linalg.solve_triangular(self._L, Kc.T, lower=True, check_finite=False).T
-        return check_finite_coordinates(Z, self.kernel, self.params, X)
+        return self._map(X)  # PivotMap
 
 
 class SpectralFactor:

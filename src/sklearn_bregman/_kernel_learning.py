@@ -39,23 +39,27 @@ from ._base import (
     resolve_pair_constraints,
     set_pair_fit_attributes,
 )
-from ._engine import ProjectionResult, definiteboost, pair_projections
-from .constraints import check_pairs
-from ._engine._definiteboost import meg_steps
-from ._engine._driver import (
+from ._engine import (
+    ProjectionResult,
     check_similar_bounds,
+    definiteboost,
+    meg_steps,
     moderate_state,
+    pair_projections,
     relative_gap,
     renormalise_log_trace,
     warn_zero_length,
     zero_length_pairs,
 )
-from ._factors import KERNELS, LowRankFactor, _kernel_params
+from ._factors import LowRankFactor
+from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
+from .constraints import check_pairs
 
 __all__ = ["DefiniteBoost", "LogDetKernelLearner", "VonNeumannKernelLearner"]
 
 
-class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _BaseKernelLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                         BaseEstimator):
     """Everything the kernel learners share but the divergence.
 
     A subclass implements ``_learn(G0, pairs, rng) -> ProjectionResult``:
@@ -65,11 +69,7 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
 
     _parameter_constraints = {
         **PAIR_LEARNER_PARAMETERS,
-        "kernel": [StrOptions(set(KERNELS)), callable],
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "degree": [Interval(Real, 0, None, closed="left")],
-        "coef0": [Real],
-        "kernel_params": [dict, None],
+        **KERNEL_PARAMETERS,
         "rank": [Interval(Integral, 1, None, closed="left"), None],
         "factor_tol": [Interval(Real, 0, 1, closed="left")],
         "low_rank": [StrOptions({"cholesky", "csi"})],
@@ -136,9 +136,7 @@ class _BaseKernelLearner(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         the labels ``y``; raises if its squared distances leave double
         precision (:func:`~sklearn_bregman._base.check_factor_scale`)."""
         factor = LowRankFactor(
-            self.kernel, self.rank, self.factor_tol,
-            _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
-                           self.kernel_params),
+            self.kernel, self.rank, self.factor_tol, self._kernel_params(),
             method=self.low_rank, unlabeled=self.unlabeled,
         )
         G0 = factor.fit(X, y)

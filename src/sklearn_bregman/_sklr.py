@@ -26,7 +26,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ._base import check_factor_scale, components_from_metric, mapped
 from ._engine import triplet_projections
 from .constraints import TripletConstraints, check_triplet_constraints, triplets_from_labels
-from ._factors import KERNELS, SpectralFactor, _kernel_params
+from ._factors import SpectralFactor
+from ._kernels import KernelParamsMixin, kernel_parameters
 
 __all__ = ["SKLRClusterer"]
 
@@ -36,7 +37,7 @@ def _penalty(slack):
     return np.inf if slack is None else float(slack)
 
 
-class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
+class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
                     BaseEstimator):
     r"""Kernel k-means on a kernel learned from relative comparisons (SKLR).
 
@@ -176,11 +177,7 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
 
     _parameter_constraints = {
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
-        "kernel": [StrOptions(set(KERNELS) | {"adaptive_rbf"}), callable],
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "degree": [Interval(Real, 0, None, closed="left")],
-        "coef0": [Real],
-        "kernel_params": [dict, None],
+        **kernel_parameters(extra=("adaptive_rbf",)),
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
         "energy": [Interval(Real, 0, 1, closed="right")],
         "rank": [Interval(Integral, 1, None, closed="left"), None],
@@ -258,9 +255,7 @@ class SKLRClusterer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMi
             raise ValueError(f"n_samples={n} should be >= n_clusters={self.n_clusters}.")
         rng = check_random_state(self.random_state)
         tc = self._triplets(y, triplets, equal_triplets, n, rng)
-        params = (dict(n_neighbors=self.n_neighbors) if self.kernel == "adaptive_rbf" else
-                  _kernel_params(self.kernel, self.gamma, self.degree, self.coef0,
-                                 self.kernel_params))
+        params = self._kernel_params()
         factor = SpectralFactor(self.kernel, self.energy, self.rank, params, rng)
         G0 = factor.fit(X)
         check_factor_scale(G0, type(self).__name__)

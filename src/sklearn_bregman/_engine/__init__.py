@@ -1,13 +1,58 @@
 """The projection engine shared by every learner of the suite.
 
+This package's interface is the only door into the engine: estimator and
+factor modules import from ``sklearn_bregman._engine``, never from its
+submodules.
+
 ``_logdet.pyx``, ``_vonneumann.pyx``, ``_definiteboost.pyx`` and ``_sklr.pyx``
-hold the compiled sweeps (every
-projection of one pass over the constraints, in C; vector kernels in the
-``.h`` files); :mod:`._driver` runs sweeps until the dual variables stop
-moving and the optimality (KKT) conditions hold, and guards the state.  See
-DESIGN.md, layer 3, and README.md, "What a fit promises".
+hold the compiled sweeps (every projection of one pass over the constraints,
+in C; vector kernels in the ``.h`` files), ``_csi.pyx`` the compiled steps of
+Cholesky with side information; :mod:`._driver` runs sweeps until the dual
+variables stop moving and the optimality (KKT) conditions hold, and guards
+the state.  See ARCHITECTURE.md, layer 3, and README.md, "What a fit
+promises".
 """
 
-from ._driver import ProjectionResult, definiteboost, pair_projections, triplet_projections
+from ._csi import (
+    cholesky_append,
+    estimated_gains,
+    lookahead_added,
+    lookahead_chosen,
+    move_pivot,
+    qr_append,
+)
+from ._definiteboost import meg_steps
+from ._driver import (
+    ProjectionResult,
+    check_similar_bounds,
+    definiteboost,
+    max_squared_norm,
+    moderate_state,
+    pair_projections,
+    relative_gap,
+    renormalise_log_trace,
+    triplet_projections,
+    warn_zero_length,
+    zero_length_pairs,
+)
 
-__all__ = ["ProjectionResult", "definiteboost", "pair_projections", "triplet_projections"]
+__all__ = [
+    "ProjectionResult",
+    "check_similar_bounds",
+    "cholesky_append",
+    "definiteboost",
+    "estimated_gains",
+    "lookahead_added",
+    "lookahead_chosen",
+    "max_squared_norm",
+    "meg_steps",
+    "moderate_state",
+    "move_pivot",
+    "pair_projections",
+    "qr_append",
+    "relative_gap",
+    "renormalise_log_trace",
+    "triplet_projections",
+    "warn_zero_length",
+    "zero_length_pairs",
+]

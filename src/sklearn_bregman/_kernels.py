@@ -1,0 +1,257 @@
+"""Kernel evaluation: the kernels the suite knows, their parameters, and checks.
+
+Everything that evaluates an initial kernel k0 goes through this module: the
+kernel names and the parameter constraints every estimator with a kernel
+shares (:data:`KERNEL_PARAMETERS`, :class:`KernelParamsMixin`), kernel
+columns and diagonals computed without the n x n matrix
+(:func:`kernel_columns`, :func:`kernel_diagonal`, :func:`kernel_source`,
+:func:`pivot_columns`), SKLR's adaptive Gaussian (:class:`AdaptiveGaussian`),
+and the checks that turn non-finite kernel values or a malformed precomputed
+kernel into a ValueError that names the kernel.  The factor algorithms that
+consume these columns are in :mod:`sklearn_bregman._factors`
+(ARCHITECTURE.md, layer 2).
+"""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
+from sklearn.neighbors import NearestNeighbors
+from sklearn.preprocessing import normalize
+from sklearn.utils._param_validation import Interval, StrOptions
+
+KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
+
+
+
+def kernel_parameters(extra=()):
+    """The parameter constraints of an estimator with an initial kernel.
+
+    ``kernel`` (a name of :data:`KERNELS`, plus ``extra`` names, or a
+    callable), ``gamma``, ``degree``, ``coef0`` and ``kernel_params``, as
+    scikit-learn's kernel estimators declare them.
+    """
+    return {
+        "kernel": [StrOptions(set(KERNELS) | set(extra)), callable],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "degree": [Interval(Real, 0, None, closed="left")],
+        "coef0": [Real],
+        "kernel_params": [dict, None],
+    }
+
+
+#: :func:`kernel_parameters` of the named kernels of :data:`KERNELS`.
+KERNEL_PARAMETERS = kernel_parameters()
+
+
+class KernelParamsMixin:
+    """``_kernel_params()``: the keyword arguments of the estimator's kernel.
+
+    For an estimator with the parameters of :data:`KERNEL_PARAMETERS`: a
+    callable kernel gets ``kernel_params``, a named one ``gamma``,
+    ``degree`` and ``coef0`` (each named kernel reads the ones it needs),
+    and ``'adaptive_rbf'`` (:class:`AdaptiveGaussian`) the estimator's
+    ``n_neighbors``.
+    """
+
+    def _kernel_params(self):
+        if self.kernel == "adaptive_rbf":
+            return {"n_neighbors": self.n_neighbors}
+        if callable(self.kernel):
+            return dict(self.kernel_params or {})
+        return {"gamma": self.gamma, "degree": self.degree, "coef0": self.coef0}
+
+class AdaptiveGaussian:
+    """Gaussian kernel with a bandwidth per point (Amid et al., eq. 29).
+
+    ``k0(x, y) = exp(-|x - y|^2 / (sigma(x) sigma(y)))`` with ``sigma(x)``
+    the distance from ``x`` to its ``n_neighbors``-th nearest training
+    point: large bandwidths in sparse regions, small ones in dense regions
+    (the "self-tuning" bandwidth of Zelnik-Manor & Perona).  A training point
+    counts itself as its own first neighbour, so that ``sigma`` depends on
+    the point alone and a training point gets the same value in ``fit`` and
+    ``transform``.  The kernel is not PSD in general; the factors built on it
+    keep its positive part.
+
+    Parameters
+    ----------
+    n_neighbors : int
+        k; capped at the number of training points.
+    """
+
+    def __init__(self, n_neighbors):
+        self.n_neighbors = n_neighbors
+
+    def fit(self, X):
+        self.n_neighbors_ = min(int(self.n_neighbors), X.shape[0])
+        self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors_).fit(X)
+        sigma = self.nn_.kneighbors(X)[0][:, -1]
+        # duplicates can leave sigma = 0: a tiny floor keeps 0/0 out
+        self.floor_ = 1e-12 * max(float(sigma.max()), 1.0)
+        self.sigma_ = np.maximum(sigma, self.floor_)
+        return self
+
+    def bandwidth(self, X):
+        """sigma(x) for the rows of X."""
+        return np.maximum(self.nn_.kneighbors(X)[0][:, -1], self.floor_)
+
+    def __call__(self, X, Y, sigma_x, sigma_y):
+        """The kernel matrix k0(X, Y) given the bandwidths of both sides.
+
+        ``Y`` are training points (finite bandwidths ``sigma_y``).  A point so
+        far from them that its squared distances, or its own bandwidth,
+        overflow float64 gets the value the kernel really has there, 0 (see
+        :func:`_far_adaptive_values`), not NaN; anything still not finite is
+        an error.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            D = euclidean_distances(X, Y, squared=True)
+            overflow = ~np.isfinite(D)
+            overflow |= ~np.isfinite(np.asarray(sigma_x, dtype=float))[:, None]
+            D /= np.outer(sigma_x, sigma_y)
+            K = np.exp(-D, out=D)
+        rows = np.flatnonzero(overflow.any(1))
+        for i in rows:
+            K[i, overflow[i]] = _far_adaptive_values(X[i], Y[overflow[i]],
+                                                      sigma_y[overflow[i]])
+        return check_finite_kernel(K, "adaptive_rbf", {"n_neighbors": self.n_neighbors},
+                                   X, Y)
+
+
+def _far_adaptive_values(x, Y, sigma_y):
+    """Adaptive-Gaussian values of one point x against training points Y
+    whose squared distances to x (or x's bandwidth) overflow float64.
+
+    The exponent d^2 / (sigma(x) sigma(y)) cannot be formed, but it is
+    bounded below: the k nearest training points of y lie within sigma(y) of
+    y, hence within d + sigma(y) of x, so sigma(x) <= d + sigma(y) and
+
+        k0(x, y) <= exp(-d^2 / ((d + sigma(y)) sigma(y))).
+
+    d itself is computed on x and Y scaled to at most 1 (no overflow).  Where
+    the bound underflows to 0 the value is exactly 0 in float64; elsewhere it
+    is NaN (undefined), which the caller reports.
+    """
+    scale = max(float(np.abs(x).max()), float(np.abs(Y).max()), 1.0)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        d = scale * np.sqrt(((x / scale - Y / scale) ** 2).sum(1))
+        exponent = (d / sigma_y) / (1.0 + sigma_y / d)  # d^2 / ((d + sigma_y) sigma_y)
+        bound = np.exp(-exponent)
+    return np.where(bound == 0.0, 0.0, np.nan)
+
+
+#: The parameters each named kernel reads (named in error messages).
+_KERNEL_ARGS = {"rbf": ("gamma",), "laplacian": ("gamma",),
+                "poly": ("gamma", "degree", "coef0"), "sigmoid": ("gamma", "coef0"),
+                "adaptive_rbf": ("n_neighbors",)}
+
+
+def _not_finite_message(what, kernel, params, arrays):
+    """Error message for kernel values (or coordinates built from them) that
+    are not finite: names the kernel, its parameters and what to check."""
+    if callable(kernel):
+        name = getattr(kernel, "__name__", repr(kernel))
+        desc = f"kernel={name}" + (f" with kernel_params={params}" if params else "")
+        check = "what the kernel function returns"
+    elif kernel == "precomputed":
+        desc, check = "kernel='precomputed'", "the scale of the kernel matrix"
+    else:
+        names = _KERNEL_ARGS.get(kernel, ())
+        args = ", ".join(f"{k}={params.get(k)}" for k in names)
+        desc = f"kernel={kernel!r}" + (f" ({args})" if args else "")
+        check = "the kernel parameters " + ", ".join(names) if names else ""
+    if kernel != "precomputed":
+        largest = max((float(np.abs(a).max()) for a in arrays if a.size), default=0.0)
+        check = f"the scale of X (largest |X| = {largest:.3g})" + (f" and {check}"
+                                                                  if check else "")
+    return f"{what} are not finite (NaN or inf) for {desc}. Check {check}."
+
+
+def check_finite_kernel(K, kernel, params, *arrays):
+    """Return kernel values K, or raise a ValueError naming the kernel if some
+    are NaN or infinite (``arrays``: the points, for the scale in the
+    message).  O(K.size), like computing K."""
+    if not np.isfinite(K).all():
+        raise ValueError(_not_finite_message("The kernel values", kernel, params, arrays))
+    return K
+
+
+def check_finite_coordinates(Z, kernel, params, X):
+    """Return the out-of-sample coordinates Z of the points X, or raise a
+    ValueError if finite kernel values overflowed once mapped."""
+    if not np.isfinite(Z).all():
+        raise ValueError(_not_finite_message(
+            "The factor's coordinates of the new points (finite kernel values mapped "
+            "through the training factor)", kernel, params, (X,)))
+    return Z
+
+
+def kernel_columns(X, Y, kernel, params):
+    """k0(X, Y) for a named or callable kernel (n_X x n_Y); non-finite values
+    are an error (:func:`check_finite_kernel`)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+        K = pairwise_kernels(X, Y, metric=kernel, filter_params=True, **params)
+    return check_finite_kernel(K, kernel, params, X, Y)
+
+
+def kernel_diagonal(X, kernel, params):
+    """k0(x_i, x_i) for every row, in O(n d) (no kernel matrix is formed);
+    non-finite values are an error (:func:`check_finite_kernel`)."""
+    n = X.shape[0]
+    if kernel in ("rbf", "laplacian"):
+        return np.ones(n)
+    if kernel == "cosine":
+        # as sklearn's cosine_similarity computes it (rows normalised by
+        # sklearn.preprocessing.normalize): 1 for most rows, but not exactly
+        # 1 for rows of tiny or overflowing norm, which normalize leaves
+        # as they are or sends to 0; a diagonal of 1 for them would make the
+        # factor singular
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xn = normalize(X)
+        return check_finite_kernel(np.einsum("ij,ij->i", Xn, Xn), kernel, params, X)
+    if kernel not in ("linear", "poly", "sigmoid"):
+        # callable: one evaluation per row (what pairwise_kernels does per pair)
+        return np.array([kernel_columns(X[i:i + 1], X[i:i + 1], kernel, params)[0, 0]
+                         for i in range(n)])
+    with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+        sq = np.einsum("ij,ij->i", X, X)
+        gamma = params.get("gamma")
+        if gamma is None:
+            gamma = 1.0 / X.shape[1]
+        if kernel == "linear":
+            diag = sq
+        elif kernel == "poly":
+            diag = (gamma * sq + params["coef0"]) ** params["degree"]
+        else:
+            diag = np.tanh(gamma * sq + params["coef0"])
+    return check_finite_kernel(diag, kernel, params, X)
+
+
+def check_precomputed(X):
+    """A precomputed training kernel must be a square, symmetric matrix."""
+    if X.shape[0] != X.shape[1]:
+        raise ValueError(
+            "kernel='precomputed' needs a square kernel matrix in fit; got X of "
+            f"shape {X.shape}."
+        )
+    scale = max(np.abs(np.diag(X)).max(), 1.0)
+    if not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * scale):
+        raise ValueError("kernel='precomputed': X must be a symmetric kernel matrix.")
+
+
+def kernel_source(X, kernel, params):
+    """``(column, diag)`` of the training kernel, without forming it:
+    ``column(p)`` is K[:, p] and ``diag`` the diagonal (X itself for
+    'precomputed', checked by :func:`check_precomputed` first)."""
+    if kernel == "precomputed":
+        return (lambda p: X[:, p]), np.diag(X).copy()
+    return ((lambda p: kernel_columns(X, X[p:p + 1], kernel, params)[:, 0]),
+            kernel_diagonal(X, kernel, params))
+
+
+def pivot_columns(X, kernel, params, X_pivots, pivots):
+    """k(X, X_pivots): kernel values of (new) points against the pivots (for
+    'precomputed', X holds kernel values against all training points)."""
+    if kernel == "precomputed":
+        return X[:, pivots]
+    return kernel_columns(X, X_pivots, kernel, params)
