@@ -7,9 +7,8 @@ import warnings
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-MODULES = ["constraints", "_csi", "_sklr", "_kernel_learning", "_itml", "_cluster", "_factors",
-           "_kernels",
-           "_metrics"]
+MODULES = ["constraints", "_base", "_cluster", "_csi", "_definiteboost", "_factors", "_itml",
+           "_kernel_learning", "_kernels", "_metrics", "_sklr"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -14,7 +14,8 @@ from .constraints import (
     triplets_from_labels,
 )
 from ._itml import ITMLTransformer
-from ._kernel_learning import DefiniteBoost, LogDetKernelLearner, VonNeumannKernelLearner
+from ._definiteboost import DefiniteBoost
+from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
 from ._metrics import kernel_kmeans_scorer, knn_scorer
 from ._sklr import SKLRClusterer
 

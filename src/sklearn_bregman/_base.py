@@ -1,31 +1,141 @@
-"""Pieces shared by the pair-constraint learners of the suite."""
+"""Pieces shared by the learners of the suite.
+
+- parameter constraints shared by the learners driven by pair constraints
+  (:data:`PAIR_CONSTRAINT_PARAMETERS`), by those that sweep Bregman
+  projections with slack (:data:`SWEEP_PARAMETERS`) and by those that start
+  from a low-rank factor of an initial kernel (:data:`FACTOR_PARAMETERS`);
+- :class:`FactorLearner`, the base of the learners that work on a low-rank
+  factor (the kernel learners and DefiniteBoost): the initial factor,
+  ``transform``, ``learned_kernel`` and the tags;
+- the constraint set of a ``fit`` call (:func:`resolve_pair_constraints`),
+  the fitted attributes every pair learner shares, and the checks of the
+  data's scale and of ``transform``'s output.
+"""
 
 from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions
-
-from sklearn.utils.validation import column_or_1d
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._engine import max_squared_norm
+from ._factors import LowRankFactor
+from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .constraints import check_pairs, pairs_from_labels, set_pair_bounds
 
 #: Parameter constraints common to every learner driven by pair constraints
 #: (scikit-learn's declarative validation, checked once at the top of fit).
-PAIR_LEARNER_PARAMETERS = {
-    # (0, inf]: inf means hard constraints.
-    "slack": [Interval(Real, 0, np.inf, closed="right")],
+PAIR_CONSTRAINT_PARAMETERS = {
     "n_constraints": [Interval(Integral, 1, None, closed="left"), None],
     "bounds": [StrOptions({"percentile", "relative"}), tuple, list, np.ndarray],
     "epsilon": [Interval(Real, 0, 1, closed="left")],
     "unlabeled": [Integral, str, None],
-    "order": [StrOptions({"cyclic", "random"})],
     "tol": [Interval(Real, 0, None, closed="neither")],
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
 }
+
+#: Parameters of the learners that sweep rank-one projections with slack
+#: (ITML, the LogDet and von Neumann kernel learners).
+SWEEP_PARAMETERS = {
+    # (0, inf]: inf means hard constraints.
+    "slack": [Interval(Real, 0, np.inf, closed="right")],
+    "order": [StrOptions({"cyclic", "random"})],
+}
+
+#: Parameters of the initial kernel and its low-rank factor.
+FACTOR_PARAMETERS = {
+    **KERNEL_PARAMETERS,
+    "rank": [Interval(Integral, 1, None, closed="left"), None],
+    "factor_tol": [Interval(Real, 0, 1, closed="left")],
+    "low_rank": [StrOptions({"cholesky", "csi"})],
+}
+
+
+class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                    BaseEstimator):
+    """Base of the learners that work on a low-rank factor of an initial kernel.
+
+    The learned kernel is ``G0 M G0'`` with ``G0`` the initial factor
+    (:class:`~sklearn_bregman._factors.LowRankFactor`) and ``M`` an r x r
+    matrix (JMLR 2009, Section 4.2).  A subclass fits ``factor_``,
+    ``rank_``, ``pivots_`` with :meth:`_fit_factor` and sets
+    ``components_`` (``M = components_' components_``); this base gives
+    ``transform``, ``learned_kernel``, the output feature names and the
+    tags.  Subclasses: the pair kernel learners
+    (:mod:`sklearn_bregman._kernel_learning`) and DefiniteBoost
+    (:mod:`sklearn_bregman._definiteboost`).
+    """
+
+    _parameter_constraints = {**FACTOR_PARAMETERS, **PAIR_CONSTRAINT_PARAMETERS}
+
+    def _fit_factor(self, X, y=None):
+        """The initial factor G0 of the training points (sets ``factor_``,
+        ``rank_``, ``pivots_``); ``low_rank='csi'`` chooses its pivots with
+        the labels ``y``; raises if its squared distances leave double
+        precision (:func:`~sklearn_bregman._base.check_factor_scale`)."""
+        factor = LowRankFactor(
+            self.kernel, self.rank, self.factor_tol, self._kernel_params(),
+            method=self.low_rank, unlabeled=self.unlabeled,
+        )
+        G0 = factor.fit(X, y)
+        check_factor_scale(G0, type(self).__name__)
+        self.factor_ = factor
+        self.rank_ = factor.rank_
+        self.pivots_ = factor.pivots_
+        return G0
+
+    def transform(self, X):
+        """Map points through the learned linear map: ``phi0(X) R``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            New points, or their kernel values against the training points
+            when ``kernel='precomputed'``.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, rank_)
+            Coordinates whose inner products are the learned kernel.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
+            return mapped(self.factor_.transform(X) @ self.components_.T, self, X)
+
+    def learned_kernel(self, X, Y=None):
+        """The learned kernel between two sets of points.
+
+        ``K(X, Y) = phi0(X) M phi0(Y)'`` (JMLR 2009, Section 6.1); on the
+        training points it is ``G0 M G0'``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_X, n_features) (or (n_X, n_train) if precomputed)
+        Y : array-like of shape (n_Y, n_features), default=None
+            ``None`` means ``Y = X``.
+
+        Returns
+        -------
+        K : ndarray of shape (n_X, n_Y)
+        """
+        ZX = self.transform(X)
+        ZY = ZX if Y is None else self.transform(Y)
+        return ZX @ ZY.T
+
+    @property
+    def _n_features_out(self):
+        return self.components_.shape[0]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
 
 
 def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
@@ -124,3 +234,28 @@ def set_pair_fit_attributes(estimator, result, pairs):
     estimator.n_iter_ = result.n_iter
     estimator.converged_ = result.converged
     estimator.max_violation_ = result.max_violation
+
+
+def orthonormal_basis(G0):
+    """Thin SVD ``G0 = U diag(s) Vt`` restricted to the non-negligible part.
+
+    The von Neumann divergence is invariant under orthogonal changes of
+    basis only (ARCHITECTURE.md), so its r x r problems are posed on ``U``;
+    directions with singular values below ``1e-10 s_max`` carry no kernel
+    and are left out (K0 has that lower rank).
+    """
+    U, s, Vt = linalg.svd(G0, full_matrices=False)
+    keep = s > s[0] * 1e-10 if s.size and s[0] > 0 else np.zeros(s.shape, bool)
+    if not keep.any():
+        raise ValueError("The initial kernel is zero: nothing to learn from.")
+    return np.ascontiguousarray(U[:, keep]), s[keep], Vt[keep]
+
+
+def metric_from_log(log_x, s, Vt):
+    """M in the initial factor's coordinates from ``log X`` on the basis U.
+
+    ``K = U X U' = G0 (V S^-1 X S^-1 V') G0'``.
+    """
+    w, Q = linalg.eigh(log_x)
+    B = (Vt.T / s) @ Q
+    return (B * np.exp(w)) @ B.T

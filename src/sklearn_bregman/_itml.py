@@ -18,7 +18,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._base import (
-    PAIR_LEARNER_PARAMETERS,
+    PAIR_CONSTRAINT_PARAMETERS,
+    SWEEP_PARAMETERS,
     check_factor_scale,
     mapped,
     resolve_pair_constraints,
@@ -146,7 +147,8 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     """
 
     _parameter_constraints = {
-        **PAIR_LEARNER_PARAMETERS,
+        **PAIR_CONSTRAINT_PARAMETERS,
+        **SWEEP_PARAMETERS,
         "prior": [StrOptions({"identity", "covariance"}), "array-like"],
     }
 

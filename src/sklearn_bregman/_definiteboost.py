@@ -1,0 +1,517 @@
+"""DefiniteBoost: trace-one kernels by Bregman projections, and the MEG update.
+
+Tsuda, Rätsch & Warmuth, "Matrix exponentiated gradient updates for on-line
+learning and Bregman projection", JMLR 6, 2005 (Section 4 for DefiniteBoost,
+eq. 4 and 7 for MEG), with the exact projections and dual corrections of
+Kulis, Sustik & Dhillon (JMLR 2009, Section 6.3 and App. B).  The learner
+starts, like the kernel learners, from a low-rank factor of an initial
+kernel (:class:`~sklearn_bregman._base.FactorLearner`), but it has no slack
+and no constraint order: its steps choose the most violated constraint (or
+sweep them), and its constraints are the trace-one ones of eq. 8.  The
+compiled steps are in ``_engine/_definiteboost.pyx``; the loop around them is
+the engine's (:func:`sklearn_bregman._engine.definiteboost`).
+"""
+
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import (
+    FactorLearner,
+    components_from_metric,
+    metric_from_log,
+    orthonormal_basis,
+    resolve_pair_constraints,
+)
+from ._engine import (
+    ProjectionResult,
+    check_similar_bounds,
+    definiteboost,
+    meg_steps,
+    moderate_state,
+    relative_gap,
+    renormalise_log_trace,
+    warn_zero_length,
+    zero_length_pairs,
+)
+from .constraints import check_pairs
+
+__all__ = ["DefiniteBoost"]
+
+
+class DefiniteBoost(FactorLearner):
+    r"""Trace-one kernel from pair constraints (Tsuda, Rätsch & Warmuth 2005, §4).
+
+    Solves the Bregman projection problem of eq. 8,
+
+    .. math::
+
+        \min_W \Delta(W, W_1) \quad \text{s.t.} \quad \mathrm{tr}\,W = 1,\quad
+        \mathrm{tr}(W C_j) \le 0,
+
+    with :math:`\Delta` the von Neumann divergence and, for a pair
+    :math:`(i, j)` with :math:`v = u_i - u_j`, :math:`C_j = vv^T - bI`
+    (similar: :math:`d(i, j) \le b`) or :math:`C_j = bI - vv^T`
+    (dissimilar: :math:`d(i, j) \ge b`).  The solution is
+    :math:`W = \exp(\log W_1 - \sum_j \gamma_j C_j) / Z` with the duals
+    :math:`\gamma \ge 0` of eq. 9, found one constraint at a time: each
+    step picks a constraint (the most violated one with
+    ``selection='greedy'``, as the paper), a step size :math:`\alpha` exact
+    (eq. 11) or approximate (eq. 13), and updates
+    :math:`\log W \leftarrow \log W - \alpha C_j - \log Z`: the von Neumann
+    rank-one update plus a renormalisation, O(k r²) on a Lanczos
+    tridiagonal (JMLR 2009, §6.3).
+
+    Departures from the paper, both deliberate:
+
+    - ``dual_correction=True`` (default) lets a step give dual weight back
+      (:math:`\alpha \ge -\gamma_j`); the original only adds weight
+      (:math:`\alpha \ge 0`) and can stop at a feasible but suboptimal W
+      (JMLR 2009, App. B).  ``dual_correction=False`` reproduces it.
+    - The approximate step is the minimiser of the bound of Theorem 4.1,
+      :math:`\alpha = \frac{1}{\lambda_{max} - \lambda_{min}}
+      \log\frac{1 - r/\lambda_{min}}{1 - r/\lambda_{max}}`; the printed
+      eq. 13 swaps the signs inside the logarithm (the two agree for
+      symmetric eigenvalues, the AdaBoost case of §4.3, but the printed
+      form is undefined once :math:`r > -\lambda_{min}`).
+
+    Starting points.  ``init='kernel'`` (default): :math:`W_1` is the
+    initial kernel of the suite (``kernel``, ``rank``, ...) normalised to
+    trace one, and the problem is posed in an orthonormal basis of its
+    range, so ``transform`` maps new points through the initial factor like
+    the other learners.  ``init='identity'``: :math:`W_1 = I/n` on the
+    training points, as the paper; this is transductive (a new point has no
+    kernel value against the training points), so ``transform`` raises and
+    ``fit_transform`` / ``embedding_`` give the training embedding.
+
+    Online learning.  :meth:`partial_fit` applies the Matrix Exponentiated
+    Gradient update (eq. 4, in the stable form of eq. 7) to a batch of
+    examples (pair, target squared distance).
+
+    Parameters
+    ----------
+    kernel, gamma, degree, coef0, kernel_params, rank, factor_tol, low_rank
+        The initial kernel and its factor, as :class:`LogDetKernelLearner`
+        (unused with ``init='identity'``); ``low_rank='csi'`` picks the
+        factor's pivots with the labels (Cholesky with side information).
+    n_constraints : int, default=None
+        Pairs drawn from labels; ``None``: 40 c^2 for c classes.
+    bounds : {'relative', 'percentile'} or (upper, lower), default='relative'
+        As :class:`LogDetKernelLearner`, measured under the trace-one
+        initial kernel :math:`W_1` (with ``init='identity'`` every pair
+        starts at squared distance 2/n).  A similar pair whose bound is at
+        least :math:`|v|^2` (or a dissimilar pair whose bound is at most 0)
+        holds for every trace-one W and is left out; a dissimilar pair with
+        bound :math:`\ge |v|^2` cannot be met and raises a ValueError.
+    epsilon : float, default=0.25
+        Margin of ``bounds='relative'``.
+    unlabeled : int, str or None, default=-1
+        Label of unlabeled samples (embedded, not constrained).
+    selection : {'greedy', 'cyclic'}, default='greedy'
+        Project on the most violated constraint at each step (the paper;
+        each step evaluates every constraint: an eigendecomposition of the
+        r x r state and O(c r^2)), or on every constraint in turn in a new
+        random order each sweep (O(k r^2) per step).
+    projection : {'exact', 'approximate'}, default='exact'
+        Step size: the exact minimiser of eq. 11 (root of
+        :math:`v^T W(\alpha) v = b`), or the closed form of eq. 13.
+    dual_correction : bool, default=True
+        Allow steps that give dual weight back (see above).
+    init : {'kernel', 'identity'}, default='kernel'
+        Starting point :math:`W_1` (see above).
+    learning_rate : float, default=0.5
+        :math:`\eta` of the MEG update in :meth:`partial_fit`.  Our example
+        matrix is :math:`vv^T` where the paper's is :math:`\frac12 vv^T`,
+        so 0.5 here is the paper's :math:`\eta = 2`.
+    tol : float, default=1e-3
+        Stop when every constraint is within ``tol`` relative to its bound
+        (and, with the dual correction, every constraint with a positive
+        dual is within ``tol`` of equality: the KKT conditions).
+    max_iter : int, default=1000
+        Maximum number of sweeps (a greedy sweep is as many steps as there
+        are constraints).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the constraint draw, the 'percentile' bounds and the cyclic order.
+    verbose : int, default=0
+        Print one line per sweep.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (rank_, rank_)
+        Learned linear map: ``transform(X) = phi0(X) @ components_.T``.
+    metric_ : ndarray of shape (rank_, rank_)
+        M with learned kernel :math:`K = G_0 M G_0^T` (trace one).
+    embedding_ : ndarray of shape (n_samples, rank_)
+        Training points mapped; ``embedding_ @ embedding_.T`` is W.
+    rank_ : int
+        Rank of the initial factor (n_samples with ``init='identity'``).
+    pivots_ : ndarray or None
+    factor_ : LowRankFactor or None
+        ``None`` with ``init='identity'``.
+    constraints_ : PairConstraints
+    dual_coef_ : ndarray of shape (n_constraints,)
+        The :math:`\gamma_j` of eq. 9 (0 for constraints left out).
+    dual_objective_ : float
+        Eq. 9 at the end: :math:`\log\mathrm{tr}\exp(\log W_1 - \sum_j
+        \gamma_j C_j)` (decreases from 0).
+    n_iter_ : int
+        Sweeps run.
+    n_steps_ : int
+        Steps (projections) taken.
+    n_evals_ : int
+        Root-finder evaluations (exact steps).
+    converged_ : bool
+        Whether every relative KKT violation is at most ``tol`` (see
+        ``tol``); ``False`` with a ConvergenceWarning when ``max_iter`` runs
+        out or the constraints are proven infeasible.
+    max_violation_ : float
+        Largest relative violation of a constraint at the end,
+        ``max_j max(0, s_j (d_j - b_j)) / b_j``.
+    n_examples_seen_ : int
+        Examples seen by :meth:`partial_fit` (0 after ``fit``).
+    total_loss_ : float
+        Sum over :meth:`partial_fit` examples of the squared error of the
+        prediction made before each update (the paper's total loss).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+
+    References
+    ----------
+    K. Tsuda, G. Rätsch and M. K. Warmuth. Matrix exponentiated gradient
+    updates for on-line learning and Bregman projection. JMLR 6, 2005.
+    B. Kulis, M. A. Sustik and I. S. Dhillon. Low-rank kernel learning with
+    Bregman matrix divergences. JMLR 10, 2009 (§6.3, App. B).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_bregman import DefiniteBoost
+    >>> X, y = load_iris(return_X_y=True)
+    >>> db = DefiniteBoost(kernel="rbf", rank=20, n_constraints=100,
+    ...                    random_state=0).fit(X, y)
+    >>> K = db.learned_kernel(X)
+    >>> round(float(K.trace()), 6)
+    1.0
+    """
+
+    _parameter_constraints = {
+        **FactorLearner._parameter_constraints,
+        "selection": [StrOptions({"greedy", "cyclic"})],
+        "projection": [StrOptions({"exact", "approximate"})],
+        "dual_correction": ["boolean"],
+        "init": [StrOptions({"kernel", "identity"})],
+        "learning_rate": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
+                 kernel_params=None, rank=None, factor_tol=1e-6, low_rank="cholesky",
+                 n_constraints=None, bounds="relative", epsilon=0.25, unlabeled=-1,
+                 selection="greedy",
+                 projection="exact", dual_correction=True, init="kernel",
+                 learning_rate=0.5, tol=1e-3, max_iter=1000, random_state=None,
+                 verbose=0):
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.kernel_params = kernel_params
+        self.rank = rank
+        self.factor_tol = factor_tol
+        self.low_rank = low_rank
+        self.n_constraints = n_constraints
+        self.bounds = bounds
+        self.epsilon = epsilon
+        self.unlabeled = unlabeled
+        self.selection = selection
+        self.projection = projection
+        self.dual_correction = dual_correction
+        self.init = init
+        self.learning_rate = learning_rate
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, constraints=None):
+        """Learn the trace-one kernel from labels ``y`` or pair ``constraints``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            Training data, or the training kernel when ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,), default=None
+            Class labels; pairs are drawn from them when ``constraints`` is None.
+        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), \
+                default=None
+            Pairs ``i, j, sign[, bound]`` over the rows of ``X``; bounds are
+            squared distances under the trace-one kernel.
+
+        Returns
+        -------
+        self
+        """
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        rng = check_random_state(self.random_state)
+        U, G_norm = self._start(X, y)
+        pairs = resolve_pair_constraints(self, y, constraints, G_norm, None,
+                                         X.shape[0], rng)
+        generated = (np.ones(len(pairs), bool) if constraints is None
+                     else np.isnan(check_pairs(constraints, X.shape[0]).bound))
+        V, active = self._constraint_vectors(U, pairs, generated)
+        dual = np.zeros(len(pairs))
+        if active.size and U.shape[1] > 1:
+            result = definiteboost(
+                V[active], pairs.sign[active], pairs.bound[active], self._log_w,
+                selection=self.selection, exact=self.projection == "exact",
+                dual_correction=self.dual_correction, tol=self.tol,
+                max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
+                owner=type(self).__name__,
+            )
+            self._log_w = result.M
+            dual[active] = result.dual
+        elif active.size:
+            result = self._rank_one_result(V[active], pairs.sign[active],
+                                           pairs.bound[active])
+        else:
+            result = None  # nothing binds
+        self._set_run_attributes(pairs, dual, result)
+        self._set_kernel_attributes()
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None, distances=None):
+        """One MEG pass (Tsuda et al. eq. 4 / 7) over a batch of distance examples.
+
+        The first call (when the estimator is not fitted) sets up the
+        initial kernel on ``X``; later calls continue from the current W,
+        on the same training points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The training points (the same ones at every call).
+        y : array-like of shape (n_samples,), default=None
+            Class labels: when ``distances`` is None, pairs are drawn from
+            them and their targets are the ``bounds`` of the initial kernel.
+        distances : array-like of shape (n_examples, 3), default=None
+            Rows ``(i, j, target)``: the squared distance of points i and j
+            (``i != j``) under the trace-one kernel should be ``target``, in
+            [0, 2] (no trace-one kernel puts two points further apart).
+            Visited in order.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "_log_w")
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=first)
+        rng = check_random_state(self.random_state)
+        if first:
+            U, G_norm = self._start(X, y)
+            self._set_run_attributes(None, np.zeros(0), None)
+        else:
+            U, G_norm = self._basis, self._g_norm
+            if X.shape[0] != U.shape[0]:
+                raise ValueError(
+                    f"partial_fit learns a kernel on the {U.shape[0]} training points of "
+                    f"the first call; X has {X.shape[0]} samples."
+                )
+        n = X.shape[0]
+        if distances is not None:
+            ex = np.asarray(distances, dtype=np.float64)
+            if ex.ndim != 2 or ex.shape[1] != 3:
+                raise ValueError(
+                    f"distances must have shape (n_examples, 3) with rows (i, j, target); "
+                    f"got shape {ex.shape}."
+                )
+            bad = np.flatnonzero(~np.isfinite(ex[:, 2]) | (ex[:, 2] < 0) | (ex[:, 2] > 2))
+            if bad.size:
+                raise ValueError(
+                    "distances: targets are squared distances under a trace-one kernel, "
+                    f"which lie in [0, 2]; row {bad[0]} has {float(ex[bad[0], 2])!r}."
+                )
+            idx = ex[:, :2]
+            bad = np.flatnonzero(~np.isfinite(idx).all(1) | (idx != np.round(idx)).any(1)
+                                 | (idx < 0).any(1) | (idx >= n).any(1))
+            if bad.size:
+                raise ValueError(
+                    f"distances: the first two columns must be row indices in [0, {n}); "
+                    f"row {bad[0]} has {ex[bad[0], :2].tolist()}."
+                )
+            bad = np.flatnonzero(idx[:, 0] == idx[:, 1])
+            if bad.size:
+                raise ValueError(
+                    f"distances: row {bad[0]} joins point {int(idx[bad[0], 0])} to itself "
+                    "(i == j); its distance is 0 under every kernel."
+                )
+            i, j, target = idx[:, 0].astype(np.intp), idx[:, 1].astype(np.intp), ex[:, 2]
+        else:
+            pairs = resolve_pair_constraints(self, y, None, G_norm, None, n, rng)
+            i, j, target = pairs.i, pairs.j, pairs.bound
+        if U.shape[1] > 1 and len(target):
+            V = np.ascontiguousarray(U[i] - U[j])
+            log_w = self._log_w.copy()
+            pred = meg_steps(V, np.ascontiguousarray(target), float(self.learning_rate),
+                             log_w)
+            if not (moderate_state(log_w, log=True) and np.isfinite(pred).all()):
+                # the one guard of every engine's state (as the sweeps)
+                raise ValueError(
+                    f"partial_fit: the MEG updates with learning_rate={self.learning_rate!r} "
+                    "drove the kernel beyond double precision; this call's updates are "
+                    "discarded. Use a smaller learning_rate."
+                )
+            renormalise_log_trace(log_w)
+            self._log_w = log_w
+            self.total_loss_ += float(((pred - target) ** 2).sum())
+        self.n_examples_seen_ += len(target)
+        self._set_kernel_attributes()
+        return self
+
+    def _rank_one_result(self, V, sign, bound):
+        """r = 1: the only trace-one W is [1], so nothing can move; the
+        constraints hold as they are or cannot be met (a ConvergenceWarning
+        then says how many)."""
+        violation = np.maximum(relative_gap((V**2).sum(1), sign, bound), 0.0)
+        n_violated = int(np.count_nonzero(violation > self.tol))
+        if n_violated:
+            k = int(np.argmax(violation))
+            warnings.warn(
+                f"{type(self).__name__}: the initial kernel has rank one, whose only "
+                f"trace-one kernel is fixed, and {n_violated} of {len(bound)} binding "
+                f"constraints are violated by more than tol={self.tol} (the largest by "
+                f"{violation[k]:.3g}). Use a kernel of higher rank (kernel, rank) or "
+                "looser bounds (epsilon, bounds).",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return ProjectionResult(M=self._log_w, dual=np.zeros(len(bound)),
+                                slack_target=bound.copy(), n_iter=0,
+                                converged=not n_violated, skipped=np.zeros(len(bound), bool),
+                                max_violation=float(violation.max()))
+
+    def _set_run_attributes(self, pairs, dual, result):
+        """The attributes of a projection run (``result`` None: no run), and
+        the MEG counters reset."""
+        self.constraints_ = pairs
+        self.dual_coef_ = dual
+        self.n_iter_ = result.n_iter if result else 0
+        self.converged_ = result.converged if result else True
+        self.max_violation_ = result.max_violation if result else 0.0
+        self.n_steps_ = result.n_projections if result else 0
+        self.n_evals_ = result.n_evals if result else 0
+        self.dual_objective_ = result.dual_objective if result else 0.0
+        self.n_examples_seen_ = 0
+        self.total_loss_ = 0.0
+
+    def _start(self, X, y=None):
+        """Set up W_1: the basis ``U``, ``log W_1`` and the factor attributes.
+
+        Returns ``U`` and the trace-one-normalised initial coordinates on
+        which bounds are measured.
+        """
+        if self.init == "identity":
+            n = X.shape[0]
+            U = np.eye(n)
+            s, Vt = np.ones(n), np.eye(n)
+            self.factor_, self.pivots_, self.rank_ = None, None, n
+            G_norm = U / np.sqrt(n)
+        else:
+            G0 = self._fit_factor(X, y)
+            U, s, Vt = orthonormal_basis(G0)
+            G_norm = G0 / np.sqrt((s**2).sum())
+        log_w = np.diag(2.0 * np.log(s) - np.log((s**2).sum()))
+        self._basis, self._sv, self._vt, self._g_norm = U, s, Vt, G_norm
+        self._log_w = np.ascontiguousarray(log_w)
+        return U, G_norm
+
+    def _constraint_vectors(self, U, pairs, generated):
+        """Rows ``u_i - u_j`` and the constraints that can bind.
+
+        Zero-length pairs, similar pairs with bound >= |v|^2 and dissimilar
+        pairs with bound <= 0 hold for every trace-one W and are left out.
+        No trace-one W puts a pair further apart than |v|^2: a dissimilar
+        pair with a bound that high raises if the bound was given, and is
+        left out with a warning if the ``bounds`` rule set it.
+        """
+        V = U[pairs.i] - U[pairs.j]
+        nv2 = np.einsum("ij,ij->i", V, V)
+        # duplicates are equal rows of G0, not quite of U (rounding of the SVD)
+        zero = zero_length_pairs(self._g_norm, pairs.i, pairs.j)
+        warn_zero_length(zero, type(self).__name__, stacklevel=4)
+        nv2[zero] = 0.0
+        b, sign = pairs.bound, pairs.sign
+        check_similar_bounds(pairs, np.flatnonzero(nv2 > 0))
+        bad = (sign < 0) & (b >= nv2) & (b > 0)
+        dropped = bad & generated
+        if dropped.any():
+            warnings.warn(
+                f"{type(self).__name__}: {int(dropped.sum())} dissimilar pairs got a "
+                f"bound (bounds={self.bounds!r}, epsilon={self.epsilon}) above the "
+                "largest squared distance a trace-one kernel can give them; they are "
+                "left out.",
+                UserWarning,
+                stacklevel=3,
+            )
+            bad &= ~generated
+        if bad.any():
+            k = np.flatnonzero(bad)[0]
+            raise ValueError(
+                f"constraints: row {k} asks the squared distance of points "
+                f"({pairs.i[k]}, {pairs.j[k]}) to be >= {b[k]:g}, but no trace-one kernel "
+                f"puts them further apart than {nv2[k]:g}; lower the bound (bounds are "
+                "squared distances under the kernel normalised to trace one)."
+            )
+        binding = np.where(sign > 0, b < nv2, (b > 0) & ~dropped) & (nv2 > 0)
+        return np.ascontiguousarray(V), np.flatnonzero(binding)
+
+    def _set_kernel_attributes(self):
+        """metric_, components_, embedding_ from the state log W (with
+        ``init='identity'`` the factor is I: U = Vt = I, s = 1)."""
+        self.metric_ = metric_from_log(self._log_w, self._sv, self._vt)
+        self.components_ = components_from_metric(self.metric_)
+        # G0 = U diag(s) Vt, without keeping G0 itself
+        self.embedding_ = (self._basis * self._sv) @ (self._vt @ self.components_.T)
+
+    def transform(self, X):
+        """Map points through the learned linear map (``init='kernel'`` only).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, rank_)
+        """
+        check_is_fitted(self)
+        if self.init == "identity":
+            raise ValueError(
+                "DefiniteBoost(init='identity') is transductive: the identity kernel gives "
+                "new points no kernel values against the training points, so they cannot "
+                "be mapped. Use embedding_ (or fit_transform) for the training points, or "
+                "init='kernel' to map new points through the initial factor."
+            )
+        return super().transform(X)
+
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, then return the training embedding ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+        **fit_params : dict
+            ``constraints``, passed to :meth:`fit`.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, rank_)
+        """
+        return self.fit(X, y, **fit_params).embedding_
