@@ -20,10 +20,10 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from ._engine import max_squared_norm
+from ._engine import ZERO_LENGTH_RTOL, max_squared_norm, zero_length_pairs
 from ._factors import LowRankFactor
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
-from .constraints import check_pairs, pairs_from_labels, set_pair_bounds
+from .constraints import check_pairs, pair_sqdist, pairs_from_labels, set_pair_bounds
 
 #: Parameter constraints common to every learner driven by pair constraints
 #: (scikit-learn's declarative validation, checked once at the top of fit).
@@ -170,6 +170,51 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
         pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
         source=source,
     )
+
+
+def check_pair_bounds(pairs, G, M0=None):
+    """Refuse similar-pair bounds that no positive definite metric can meet.
+
+    The check of :func:`check_similar_bounds` on the pairs of non-zero
+    length in ``G`` (the others are skipped by the engine), with their
+    squared distances under the prior ``M0`` (``None``: the identity) as
+    the initial ones.  Called by the sweep learners before the engine runs.
+    """
+    v2 = pair_sqdist(G, pairs.i, pairs.j)
+    active = np.flatnonzero(~zero_length_pairs(G, pairs.i, pairs.j, sqdist=v2))
+    d0 = v2 if M0 is None else pair_sqdist(G, pairs.i, pairs.j, M0)
+    check_similar_bounds(pairs, active, d0)
+
+
+def check_similar_bounds(constraints, active, d0=None):
+    """A similar pair of non-zero length with bound 0 cannot be met by an SPD M.
+
+    With ``d0``, the pairs' initial squared distances, a bound below
+    ``ZERO_LENGTH_RTOL * d0`` is refused too: it asks to shrink the pair by a
+    factor beyond what double precision resolves (the learned distances of
+    such a pair are rounding noise of the others).
+    """
+    sel = active[(constraints.sign[active] > 0) & (constraints.bound[active] <= 0)]
+    if sel.size:
+        k = sel[0]
+        raise ValueError(
+            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
+            "distance of two distinct points "
+            f"({constraints.i[k]}, {constraints.j[k]}) to be <= 0, which no positive "
+            "definite metric satisfies; similar pairs need a positive bound."
+        )
+    if d0 is None:
+        return
+    sim = active[constraints.sign[active] > 0]
+    sel = sim[constraints.bound[sim] <= ZERO_LENGTH_RTOL * d0[sim]]
+    if sel.size:
+        k = sel[0]
+        raise ValueError(
+            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
+            f"distance of points ({constraints.i[k]}, {constraints.j[k]}) to shrink from {d0[k]:.4g} to "
+            f"<= {constraints.bound[k]:.4g}, by a factor beyond what double precision "
+            f"resolves (more than 1/{ZERO_LENGTH_RTOL:g}); use a larger bound."
+        )
 
 
 def check_factor_scale(G, owner):

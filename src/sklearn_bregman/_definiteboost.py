@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
     FactorLearner,
+    check_similar_bounds,
     components_from_metric,
     metric_from_log,
     orthonormal_basis,
@@ -31,7 +32,6 @@ from ._base import (
 )
 from ._engine import (
     ProjectionResult,
-    check_similar_bounds,
     definiteboost,
     meg_steps,
     moderate_state,

@@ -22,6 +22,7 @@ from ._base import (
     SWEEP_PARAMETERS,
     check_factor_scale,
     mapped,
+    check_pair_bounds,
     resolve_pair_constraints,
     set_pair_fit_attributes,
 )
@@ -191,6 +192,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         check_factor_scale(X, type(self).__name__)  # (before np.cov can overflow)
         A0 = self._prior_metric(X)
         pairs = resolve_pair_constraints(self, y, constraints, X, A0, X.shape[0], rng)
+        check_pair_bounds(pairs, X, A0)
         result = pair_projections(
             X, pairs, A0, slack=self.slack, order=self.order, tol=self.tol,
             max_iter=self.max_iter, random_state=rng, verbose=self.verbose,

@@ -23,6 +23,7 @@ from sklearn.utils.validation import validate_data
 from ._base import (
     SWEEP_PARAMETERS,
     FactorLearner,
+    check_pair_bounds,
     metric_from_log,
     orthonormal_basis,
     resolve_pair_constraints,
@@ -93,6 +94,7 @@ class _BaseKernelLearner(FactorLearner):
         rng = check_random_state(self.random_state)
         G0 = self._fit_factor(X, y)
         pairs = resolve_pair_constraints(self, y, constraints, G0, None, X.shape[0], rng)
+        check_pair_bounds(pairs, G0)
         result = self._learn(G0, pairs, rng)
         set_pair_fit_attributes(self, result, pairs)
         self.embedding_ = G0 @ self.components_.T

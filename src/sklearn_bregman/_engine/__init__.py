@@ -23,8 +23,8 @@ from ._csi import (
 )
 from ._definiteboost import meg_steps
 from ._driver import (
+    ZERO_LENGTH_RTOL,
     ProjectionResult,
-    check_similar_bounds,
     definiteboost,
     max_squared_norm,
     moderate_state,
@@ -37,8 +37,8 @@ from ._driver import (
 )
 
 __all__ = [
+    "ZERO_LENGTH_RTOL",
     "ProjectionResult",
-    "check_similar_bounds",
     "cholesky_append",
     "definiteboost",
     "estimated_gains",

@@ -151,8 +151,6 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     warn_zero_length(skipped, owner, stacklevel=4)
     active = np.flatnonzero(~skipped).astype(np.intp)
     log_state = divergence == "vonneumann"
-    d0 = pair_sqdist(G, constraints.i, constraints.j, _sym_exp(M) if log_state else M)
-    check_similar_bounds(constraints, active, d0)
 
     sweep = SWEEPS[divergence]
     nu = np.zeros(c)
@@ -595,37 +593,6 @@ def triplet_residuals(G, a, b, c, kind, gamma2, M, nu, xi, skipped, tol):
     viol[skipped] = 0.0
     comp[skipped] = 0.0
     return Residuals(viol, comp, tol, detail=(gamma2 * d_ab - d_ac, xi))
-
-
-def check_similar_bounds(constraints, active, d0=None):
-    """A similar pair of non-zero length with bound 0 cannot be met by an SPD M.
-
-    With ``d0``, the pairs' initial squared distances, a bound below
-    ``ZERO_LENGTH_RTOL * d0`` is refused too: it asks to shrink the pair by a
-    factor beyond what double precision resolves (the learned distances of
-    such a pair are rounding noise of the others).
-    """
-    sel = active[(constraints.sign[active] > 0) & (constraints.bound[active] <= 0)]
-    if sel.size:
-        k = sel[0]
-        raise ValueError(
-            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
-            "distance of two distinct points "
-            f"({constraints.i[k]}, {constraints.j[k]}) to be <= 0, which no positive "
-            "definite metric satisfies; similar pairs need a positive bound."
-        )
-    if d0 is None:
-        return
-    sim = active[constraints.sign[active] > 0]
-    sel = sim[constraints.bound[sim] <= ZERO_LENGTH_RTOL * d0[sim]]
-    if sel.size:
-        k = sel[0]
-        raise ValueError(
-            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
-            f"distance of points ({constraints.i[k]}, {constraints.j[k]}) to shrink from {d0[k]:.4g} to "
-            f"<= {constraints.bound[k]:.4g}, by a factor beyond what double precision "
-            f"resolves (more than 1/{ZERO_LENGTH_RTOL:g}); use a larger bound."
-        )
 
 
 def renormalise_log_trace(L):
