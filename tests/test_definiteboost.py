@@ -107,7 +107,7 @@ def test_exact_and_approximate_reach_the_same_optimum(selection):
     V, sign, bound, L0, W_star = feasible_problem()
     runs = [definiteboost(V, sign, bound, L0, selection=selection, exact=exact, tol=1e-10,
                           max_iter=20000, random_state=0) for exact in (True, False)]
-    W = [linalg.expm(res.M) for res in runs]
+    W = [linalg.expm(res.state) for res in runs]
     assert np.abs(W[0] - W[1]).max() < 1e-7
     for res, Wk in zip(runs, W):
         assert res.converged
@@ -158,10 +158,10 @@ def test_without_dual_correction_feasible_but_suboptimal():
                          dual_correction=False)
     assert fixed.converged and orig.converged
     for res in (fixed, orig):
-        W = linalg.expm(res.M)
+        W = linalg.expm(res.state)
         assert (sign * (np.einsum("ij,jk,ik->i", V, W, V) - bound)).max() <= 1e-9
-    D_fixed = vn_divergence(linalg.expm(fixed.M), W0)
-    D_orig = vn_divergence(linalg.expm(orig.M), W0)
+    D_fixed = vn_divergence(linalg.expm(fixed.state), W0)
+    D_orig = vn_divergence(linalg.expm(orig.state), W0)
     assert D_orig > 1.2 * D_fixed
 
 

@@ -128,10 +128,10 @@ def test_converged_soft_fit_meets_the_kkt_conditions(divergence, slack, blobs):
                            else np.eye(4), divergence=divergence, slack=slack, tol=tol,
                            order="random", random_state=0)
     assert res.converged
-    X_state = res.M if divergence == "logdet" else _expm(res.M)
+    X_state = res.state if divergence == "logdet" else _expm(res.state)
     V = G[pc.i] - G[pc.j]
     d = np.einsum("ij,jk,ik->i", V, X_state, V)
-    xi = res.slack_target
+    xi = res.targets
     gap = pc.sign * (d - xi) / xi
     assert gap.max() <= tol
     w = d if divergence == "logdet" else (V**2).sum(1)
@@ -152,10 +152,10 @@ def test_soft_triplets_meet_their_kkt_conditions(blobs):
                               random_state=0)
     assert res.converged and res.max_violation <= 1e-4
     a, b, c, kind, g2, _ = t.rows(np.sqrt(2.0))
-    E = X @ np.linalg.cholesky(res.M)
+    E = X @ np.linalg.cholesky(res.state)
     g = g2 * ((E[a] - E[b]) ** 2).sum(1) - ((E[a] - E[c]) ** 2).sum(1)
     s = g2 * ((E[a] - E[b]) ** 2).sum(1) + ((E[a] - E[c]) ** 2).sum(1)
-    assert np.max((g - res.slack_target) / s) <= 1e-4
+    assert np.max((g - res.targets) / s) <= 1e-4
 
 
 # --------------------------------------------------------------------------

@@ -188,8 +188,8 @@ def test_hard_solution_is_the_optimum():
     res = triplet_projections(G, tc, np.eye(G.shape[1]), tol=1e-12, max_iter=5000,
                               random_state=0)
     assert res.converged
-    values, stationarity, kind = kkt_residuals(G, tc, np.sqrt(2), res.M, res.dual)
-    scale = np.abs(res.M).max()
+    values, stationarity, kind = kkt_residuals(G, tc, np.sqrt(2), res.state, res.dual)
+    scale = np.abs(res.state).max()
     assert np.abs(stationarity).max() <= 1e-8
     assert values.max() <= 1e-8 * scale  # feasible
     assert res.dual.min() >= 0
@@ -197,11 +197,11 @@ def test_hard_solution_is_the_optimum():
     assert (res.dual > 1e-6).any()  # the prior itself was not feasible
     # feasible competitors: M_star, and the solution for a larger margin
     wider = triplet_projections(G, tc, np.eye(G.shape[1]), margin=1.5, tol=1e-12,
-                                max_iter=5000, random_state=0).M
-    best = logdet_div(res.M, np.eye(G.shape[1]))
+                                max_iter=5000, random_state=0).state
+    best = logdet_div(res.state, np.eye(G.shape[1]))
     for other in (M_star, wider):
         for t in np.linspace(0.05, 1, 8):  # constraints are linear: segments stay feasible
-            Mt = (1 - t) * res.M + t * other
+            Mt = (1 - t) * res.state + t * other
             assert kkt_residuals(G, tc, np.sqrt(2), Mt, res.dual)[0].max() <= 1e-8 * scale
             assert best <= logdet_div(Mt, np.eye(G.shape[1])) + 1e-12
 
@@ -217,18 +217,18 @@ def test_soft_solution_satisfies_its_kkt_conditions():
     res = triplet_projections(G, tc, np.eye(G.shape[1]), slack=lam, equality_slack=lam_eq,
                               tol=1e-12, max_iter=20000, random_state=1)
     assert res.converged
-    values, stationarity, kind = kkt_residuals(G, tc, np.sqrt(2), res.M, res.dual)
+    values, stationarity, kind = kkt_residuals(G, tc, np.sqrt(2), res.state, res.dual)
     lams = np.where(kind == 1, lam, lam_eq)
-    np.testing.assert_allclose(res.slack_target * lams, res.dual, rtol=1e-12)
+    np.testing.assert_allclose(res.targets * lams, res.dual, rtol=1e-12)
     assert np.abs(stationarity).max() <= 1e-8
     ineq = kind == 1
     assert res.dual[ineq].min() >= 0
     # where alpha > 0 the constraint holds at its slack; elsewhere it is slack-free
     active = ineq & (res.dual > 1e-9)
-    np.testing.assert_allclose(values[active], res.slack_target[active], atol=1e-8)
+    np.testing.assert_allclose(values[active], res.targets[active], atol=1e-8)
     assert values[ineq & ~active].max() <= 1e-8
-    np.testing.assert_allclose(values[~ineq], res.slack_target[~ineq], atol=1e-8)
-    assert (res.slack_target[ineq] > 1e-6).any()  # the swaps do cost slack
+    np.testing.assert_allclose(values[~ineq], res.targets[~ineq], atol=1e-8)
+    assert (res.targets[ineq] > 1e-6).any()  # the swaps do cost slack
 
 
 def test_contradicting_hard_triplets_stop_with_a_warning():
@@ -237,7 +237,7 @@ def test_contradicting_hard_triplets_stop_with_a_warning():
     with pytest.warns(ConvergenceWarning, match="contradict"):
         res = triplet_projections(G, tc, np.eye(G.shape[1]), tol=1e-9, max_iter=10000,
                                   random_state=0)
-    assert np.isfinite(res.M).all() and not res.converged
+    assert np.isfinite(res.state).all() and not res.converged
 
 
 def test_parallel_rows_are_skipped_with_a_warning():

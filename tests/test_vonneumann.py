@@ -94,7 +94,7 @@ def test_hard_constraints_reach_the_kkt_point_and_beat_feasible_points():
     res = pair_projections(U, pc, linalg.logm(X0).real, divergence="vonneumann",
                            tol=1e-12, max_iter=100000)
     assert res.converged
-    X = linalg.expm(res.M)
+    X = linalg.expm(res.state)
     d = np.einsum("ij,jk,ik->i", V, X, V)
     nu = res.dual
     assert np.all(pc.sign * (d - pc.bound) <= 1e-7 * pc.bound)  # primal feasible
@@ -102,7 +102,7 @@ def test_hard_constraints_reach_the_kkt_point_and_beat_feasible_points():
     # stationarity, grad phi(X) - grad phi(X0) + sum_c sign_c nu_c v_c v_c' = 0
     # with grad phi = log: log X - log X0 = -sum_c sign_c nu_c v_c v_c'
     S = (V * (pc.sign * nu)[:, None]).T @ V
-    assert rel(res.M - linalg.logm(X0).real, -S) < 1e-8
+    assert rel(res.state - linalg.logm(X0).real, -S) < 1e-8
     inactive = pc.sign * (d - pc.bound) < -1e-6 * pc.bound
     assert inactive.any() and np.all(nu[inactive] <= 1e-9 * nu.max())
     D = vn_divergence(X, X0)
@@ -149,7 +149,7 @@ def test_appendix_b_dual_correction_counter_example(divergence):
     wrong = pair_projections(np.eye(2), pc, M0, divergence=divergence, max_iter=5,
                              dual_correction=False)
     to_x = (lambda M: M) if divergence == "logdet" else linalg.expm
-    X_fixed, X_wrong = to_x(fixed.M), to_x(wrong.M)
+    X_fixed, X_wrong = to_x(fixed.state), to_x(wrong.state)
     assert np.array_equal(X_fixed, np.eye(2)) and fixed.dual[0] == 0.0
     v = np.array([1.0, -1.0])
     assert v @ X_wrong @ v == pytest.approx(1.0, rel=1e-9)  # on the equality

@@ -264,16 +264,18 @@ def components_from_metric(A):
         return np.sqrt(np.clip(w, 0.0, None))[:, None] * V.T
 
 
-def set_pair_fit_attributes(estimator, result, pairs):
+def set_pair_fit_attributes(estimator, result, pairs, metric=None):
     """The fitted attributes every pair-constraint learner shares.
 
-    ``metric_`` (the learned r x r matrix), ``components_`` (L with
-    ``metric_ = L' L``), ``constraints_``, ``dual_coef_``, ``n_iter_``,
-    ``converged_`` and ``max_violation_``, from a
-    :class:`~sklearn_bregman._engine.ProjectionResult`.
+    ``metric_`` (the learned r x r matrix: ``metric``, or the result's
+    ``metric`` when the engine ran in the estimator's coordinates),
+    ``components_`` (L with ``metric_ = L' L``), ``constraints_``,
+    ``dual_coef_``, ``n_iter_``, ``converged_`` and ``max_violation_``, from
+    a :class:`~sklearn_bregman._engine.ProjectionResult`.
     """
-    estimator.metric_ = result.M
-    estimator.components_ = components_from_metric(result.M)
+    metric = result.metric if metric is None else metric
+    estimator.metric_ = metric
+    estimator.components_ = components_from_metric(metric)
     estimator.constraints_ = pairs
     estimator.dual_coef_ = result.dual
     estimator.n_iter_ = result.n_iter

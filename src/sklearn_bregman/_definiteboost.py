@@ -274,7 +274,7 @@ class DefiniteBoost(FactorLearner):
                 max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
                 owner=type(self).__name__,
             )
-            self._log_w = result.M
+            self._log_w = result.state
             dual[active] = result.dual
         elif active.size:
             result = self._rank_one_result(V[active], pairs.sign[active],
@@ -391,8 +391,8 @@ class DefiniteBoost(FactorLearner):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        return ProjectionResult(M=self._log_w, dual=np.zeros(len(bound)),
-                                slack_target=bound.copy(), n_iter=0,
+        return ProjectionResult(state=self._log_w, log_state=True, dual=np.zeros(len(bound)),
+                                targets=bound.copy(), n_iter=0,
                                 converged=not n_violated, skipped=np.zeros(len(bound), bool),
                                 max_violation=float(violation.max()))
 

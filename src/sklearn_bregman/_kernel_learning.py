@@ -37,9 +37,9 @@ __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 class _BaseKernelLearner(FactorLearner):
     """Everything the pair kernel learners share but the divergence.
 
-    A subclass implements ``_learn(G0, pairs, rng) -> ProjectionResult``:
-    the r x r matrix M of the learned kernel G0 M G0' from the initial
-    factor and the constraints.
+    A subclass implements ``_learn(G0, pairs, rng) -> (ProjectionResult, M)``:
+    the engine's run and the r x r matrix M of the learned kernel
+    G0 M G0' from the initial factor and the constraints.
     """
 
     _parameter_constraints = {**FactorLearner._parameter_constraints, **SWEEP_PARAMETERS}
@@ -95,8 +95,8 @@ class _BaseKernelLearner(FactorLearner):
         G0 = self._fit_factor(X, y)
         pairs = resolve_pair_constraints(self, y, constraints, G0, None, X.shape[0], rng)
         check_pair_bounds(pairs, G0)
-        result = self._learn(G0, pairs, rng)
-        set_pair_fit_attributes(self, result, pairs)
+        result, metric = self._learn(G0, pairs, rng)
+        set_pair_fit_attributes(self, result, pairs, metric)
         self.embedding_ = G0 @ self.components_.T
         return self
 
@@ -236,11 +236,12 @@ class LogDetKernelLearner(_BaseKernelLearner):
 
     def _learn(self, G0, pairs, rng):
         # LogDet is invariant under congruence: any factor G0 with M0 = I.
-        return pair_projections(
+        result = pair_projections(
             G0, pairs, np.eye(G0.shape[1]), divergence="logdet", slack=self.slack,
             order=self.order, tol=self.tol, max_iter=self.max_iter, random_state=rng,
             verbose=self.verbose, owner=type(self).__name__,
         )
+        return result, result.state
 
 
 class VonNeumannKernelLearner(_BaseKernelLearner):
@@ -296,7 +297,6 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
             # duplicates are equal rows of G0, not quite of U (rounding of the SVD)
             skip=zero_length_pairs(G0, pairs.i, pairs.j),
         )
-        result.M = metric_from_log(result.M, s, Vt)
         self.n_evals_ = result.n_evals
         self.n_projections_ = result.n_projections
-        return result
+        return result, metric_from_log(result.state, s, Vt)

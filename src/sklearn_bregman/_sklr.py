@@ -269,8 +269,8 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
                 tol=self.tol, max_iter=self.max_iter, random_state=rng,
                 verbose=self.verbose, owner=type(self).__name__,
             )
-            self.metric_ = result.M
-            self.dual_coef_, self.slack_ = result.dual, result.slack_target
+            self.metric_ = result.state
+            self.dual_coef_, self.slack_ = result.dual, result.targets
             self.n_iter_, self.converged_ = result.n_iter, result.converged
             self.max_violation_ = result.max_violation
         else:  # no side information: the initial kernel

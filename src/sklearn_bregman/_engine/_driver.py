@@ -1,7 +1,13 @@
-"""Sweep driver: cyclic Bregman projections until the duals settle.
+"""Sweep driver: Bregman projections until the optimality conditions hold.
 
+One loop, :func:`sweep_until_settled`, runs every engine: the pair sweeps
+(LogDet, von Neumann; :func:`pair_projections`), the triplet sweeps of SKLR
+(:func:`triplet_projections`) and DefiniteBoost's steps
+(:func:`definiteboost`); what differs between them (the compiled sweep, the
+convergence measure, the residuals, an early stop) are its arguments.
 Python runs once per sweep (ordering, convergence test, progress line); the
-projections of a sweep all run in compiled code.
+projections of a sweep all run in compiled code.  See ARCHITECTURE.md,
+layer 3.
 """
 
 import time
@@ -32,37 +38,53 @@ REPORT_RTOL = 1e-3
 class ProjectionResult:
     """Outcome of a run of the projection engine.
 
+    Every constraint is held, at the end, to ``sign * (value - target) <= 0``
+    (an equality for "don't know" triplet rows): ``targets`` are those
+    right-hand sides.
+
     Attributes
     ----------
-    M : ndarray of shape (r, r)
-        Final state: the matrix M itself for LogDet, log X for von Neumann.
+    state : ndarray of shape (r, r)
+        The final r x r state, in the coordinates the engine was given:
+        the metric M itself (``log_state=False``: LogDet pairs, SKLR
+        triplets) or its logarithm (``log_state=True``: log X for von
+        Neumann pairs, log W for DefiniteBoost).
+    log_state : bool
+        Whether ``state`` holds the logarithm of the metric.
     dual : ndarray of shape (c,)
-        Dual variables (non-negative), one per constraint.
-    slack_target : ndarray of shape (c,)
-        Final slack targets (equal to the bounds for hard constraints).
+        Dual variables (non-negative for inequalities), one per constraint.
+    targets : ndarray of shape (c,)
+        The right-hand side each constraint is held to at the end: for
+        pairs, the slack target xi_c of JMLR 2009 eq. 22 (soft) or the bound
+        (hard); for triplet rows, the slack xi_c = alpha_c / lam of Amid et
+        al. eq. 20 (0 when hard); for DefiniteBoost, the bound.
     n_iter : int
         Sweeps run.
     converged : bool
-        Whether the dual change fell below ``tol``.
+        Whether the convergence measure settled below ``tol`` and the
+        optimality (KKT) conditions held to ``tol`` (:class:`Residuals`).
     skipped : ndarray of shape (c,), bool
-        Constraints left out because their two points coincide in the
-        factor (zero-length pairs).
+        Constraints left out because no state can move them (zero-length
+        pairs, degenerate triplet rows).
     history : list of float
-        Convergence measure after each sweep.
+        Convergence measure after each sweep: the dual change
+        (:func:`dual_change`), or DefiniteBoost's largest KKT score.
     n_evals : int
-        Root-finder evaluations over the run (von Neumann; 0 for LogDet).
+        Root-finder evaluations over the run (von Neumann, DefiniteBoost;
+        0 for LogDet).
     n_projections : int
         Projections that moved the state.
     dual_objective : float
         DefiniteBoost only: the dual objective (Tsuda et al. eq. 9) at the end.
     max_violation : float
         Largest relative violation of a constraint at the end, against its
-        bound (hard) or its slack target (soft); 0 when every one holds.
+        target; 0 when every one holds.
     """
 
-    M: np.ndarray
+    state: np.ndarray
+    log_state: bool
     dual: np.ndarray
-    slack_target: np.ndarray
+    targets: np.ndarray
     n_iter: int
     converged: bool
     skipped: np.ndarray
@@ -71,6 +93,43 @@ class ProjectionResult:
     n_projections: int = 0
     dual_objective: float = 0.0
     max_violation: float = 0.0
+
+    @property
+    def metric(self):
+        """The metric M of the state: ``state``, or ``exp(state)`` when it is
+        held as a logarithm."""
+        return _sym_exp(self.state) if self.log_state else self.state
+
+
+@dataclass
+class SweepStats:
+    """What one compiled sweep reports to :func:`sweep_until_settled`.
+
+    Attributes
+    ----------
+    n_moved : int
+        Projections that moved the state.
+    n_evals : int
+        Root-finder evaluations.
+    n_satisfied : int or None
+        Constraints already within ``REPORT_RTOL`` of their bound when
+        visited (for the progress line).
+    dual_objective_change : float
+        DefiniteBoost: change of the dual objective over the sweep (a
+        non-finite value means the sweep diverged).
+    worst : float or None
+        The largest KKT score, when the sweep measured it (DefiniteBoost).
+    converged : bool or None
+        The sweep's own verdict on the KKT conditions, when it has one
+        (DefiniteBoost); ``None``: the loop decides.
+    """
+
+    n_moved: int
+    n_evals: int = 0
+    n_satisfied: int | None = None
+    dual_objective_change: float = 0.0
+    worst: float | None = None
+    converged: bool | None = None
 
 
 def dual_change(nu, nu_old):
@@ -157,25 +216,29 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     xi = constraints.bound.copy()
     hard = bool(np.isinf(slack))
 
-    def run(visit):
-        return sweep(
+    def run():
+        visit = rng.permutation(active) if order == "random" else active
+        stats = sweep(
             G, constraints.i, constraints.j, constraints.sign, constraints.bound,
             xi, nu, M, visit, float(slack), REPORT_RTOL, bool(dual_correction),
         )
+        return SweepStats(n_moved=stats[2], n_evals=stats[3] if len(stats) > 3 else 0,
+                          n_satisfied=stats[0])
 
     def residuals(state):
         return pair_residuals(G, constraints, state, nu, xi, skipped,
                               weight=v2 if log_state else None, tol=tol)
 
-    n_iter, converged, history, n_evals, n_moved, res = sweep_until_settled(
-        run, M, nu, active, order=order, tol=tol, max_iter=max_iter, rng=rng,
-        verbose=verbose, owner=owner, residuals=residuals, log_state=log_state,
+    out = sweep_until_settled(
+        run, M, nu, tol=tol, max_iter=max_iter, verbose=verbose, owner=owner,
+        residuals=residuals, log_state=log_state, n_active=active.size,
         advice=_SLACK_ADVICE if hard else None,
     )
-    return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
-                            converged=converged, skipped=skipped, history=history,
-                            n_evals=n_evals, n_projections=n_moved,
-                            max_violation=res.max_violation)
+    return ProjectionResult(state=M, log_state=log_state, dual=nu, targets=xi,
+                            n_iter=out.n_iter, converged=out.converged, skipped=skipped,
+                            history=out.history, n_evals=out.n_evals,
+                            n_projections=out.n_moved,
+                            max_violation=out.residuals.max_violation)
 
 
 #: Advice of the warnings when hard constraints are not all met.
@@ -345,31 +408,61 @@ DIVERGED = 1e100
 DIVERGED_LOG = 230.0
 
 
-def sweep_until_settled(run, M, nu, active, *, order, tol, max_iter, rng, verbose,
-                        owner, residuals, advice=None, log_state=False):
-    """Call the compiled sweep ``run(visit)`` until the optimality conditions hold.
+@dataclass
+class LoopOutcome:
+    """What :func:`sweep_until_settled` returns."""
 
-    ``visit`` is ``active`` (order 'cyclic') or a new permutation of it each
-    sweep ('random'); ``run`` updates the state ``M`` and the duals ``nu``
-    in place and returns ``(n_satisfied, n_skipped, n_moved[, n_evals])``.
+    n_iter: int
+    converged: bool
+    history: list
+    n_evals: int
+    n_moved: int
+    residuals: Residuals
+    #: Why the run stopped early: None, 'diverged' or 'stopped' (``stop``).
+    stopped: str | None = None
 
-    Convergence: the duals settle (ITML's measure :func:`dual_change` below
-    ``tol``) *and* ``residuals(M)`` (a :class:`Residuals`) is at most
-    ``tol``: every constraint holds to ``tol`` relative to its target and
-    every positive dual sits on an active constraint.  The duals alone are
-    not enough: when hard constraints contradict each other the duals grow
-    without bound and their relative change falls below any ``tol`` while
-    the constraints stay violated.  The residuals are computed only once the
-    duals have settled (and at the end).
 
-    :func:`moderate_state` guards the state (held as a logarithm when
-    ``log_state``): when it fails the state and duals go back to those of
-    the sweep before and the run stops with a ConvergenceWarning.
+def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, residuals,
+                        n_active, log_state=False, advice=None, measure=None,
+                        measure_name="dual change", progress=None, stop=None):
+    """The one sweep loop of the engine: call ``run()`` until the optimality
+    conditions hold.
+
+    ``run()`` performs one compiled sweep (choosing its own visiting order),
+    updates ``state`` and ``duals`` in place and returns a
+    :class:`SweepStats`.  After each sweep:
+
+    1. :func:`moderate_state` guards the state (held as a logarithm when
+       ``log_state``); when it fails, or the sweep's dual objective change
+       is not finite, the state and duals go back to those of the sweep
+       before and the run stops with a ConvergenceWarning.
+    2. ``measure(duals_old, stats)`` is the sweep's convergence measure
+       (default: ITML's :func:`dual_change` of the duals), kept in the
+       history.
+    3. Convergence: the measure is below ``tol`` (or the sweep says it has
+       converged, ``stats.converged``) *and* ``residuals(state)`` (a
+       :class:`Residuals`) is at most ``tol``: every constraint holds to
+       ``tol`` relative to its target and every positive dual sits on an
+       active constraint.  The duals alone are not enough: when hard
+       constraints contradict each other the duals grow without bound and
+       their relative change falls below any ``tol`` while the constraints
+       stay violated.  The residuals are computed only once the measure
+       has settled (and at the end).  A sweep that gives its own verdict
+       (DefiniteBoost's greedy steps measure the KKT scores themselves) is
+       not second-guessed.
+    4. ``stop(stats)`` may end the run early with the message of a
+       ConvergenceWarning (DefiniteBoost's certificate of infeasibility).
+
+    ``progress(stats)`` adds to the verbose line; ``advice`` ends the
+    warnings when constraints stay violated.
 
     Returns
     -------
-    n_iter, converged, history, n_evals, n_moved, residuals
+    LoopOutcome
     """
+    if measure is None:
+        def measure(duals_old, stats):
+            return dual_change(duals, duals_old)
     history = []
     n_evals = n_moved = 0
     converged = False
@@ -377,19 +470,15 @@ def sweep_until_settled(run, M, nu, active, *, order, tol, max_iter, rng, verbos
     res = None
     t0 = time.perf_counter()
     for n_iter in range(1, max_iter + 1):
-        visit = rng.permutation(active) if order == "random" else active
-        nu_old = nu.copy()
-        M_old = M.copy()
-        stats = run(visit)
-        n_sat = stats[0]
-        n_moved += stats[2]
-        if len(stats) > 3:
-            n_evals += stats[3]
-        if not moderate_state(M, log=log_state):
-            M[...] = M_old
-            nu[...] = nu_old
-            res = residuals(M)
-            where = (f", where {_violation_summary(res, active.size)}" if res.n_violated
+        duals_old = duals.copy()
+        state_old = state.copy()
+        stats = run()
+        if not (moderate_state(state, log=log_state)
+                and np.isfinite(stats.dual_objective_change)):
+            state[...] = state_old
+            duals[...] = duals_old
+            res = residuals(state)
+            where = (f", where {_violation_summary(res, n_active)}" if res.n_violated
                      else "")
             warnings.warn(
                 f"{owner}: the state diverged in sweep {n_iter} (the constraints or "
@@ -399,38 +488,53 @@ def sweep_until_settled(run, M, nu, active, *, order, tol, max_iter, rng, verbos
                 ConvergenceWarning,
                 stacklevel=4,
             )
-            return n_iter - 1, False, history, n_evals, n_moved, res
-        conv = dual_change(nu, nu_old)
+            return LoopOutcome(n_iter - 1, False, history, n_evals, n_moved, res,
+                               stopped="diverged")
+        n_moved += stats.n_moved
+        n_evals += stats.n_evals
+        conv = measure(duals_old, stats)
         history.append(conv)
+        stop_message = stop(stats) if stop is not None else None
         if verbose:
-            share = n_sat / max(active.size, 1)
+            extra = progress(stats) if progress is not None else (
+                f"satisfied {100 * stats.n_satisfied / max(n_active, 1):.1f}% "
+                f"({stats.n_satisfied}/{n_active})")
             print(
-                f"[{owner}] sweep {n_iter}: dual change {conv:.3e}, "
-                f"satisfied {100 * share:.1f}% ({n_sat}/{active.size}), "
+                f"[{owner}] sweep {n_iter}: {measure_name} {conv:.3e}, {extra}, "
                 f"{time.perf_counter() - t0:.2f}s"
             )
-        if conv < tol:
-            res = residuals(M)
+        if stats.converged is not None:
+            if stats.converged:
+                converged = True
+                break
+            res = None
+        elif conv < tol:
+            res = residuals(state)
             if res.worst <= tol:
                 converged = True
                 break
         else:
             res = None
+        if stop_message is not None:
+            warnings.warn(f"{owner}: {stop_message}", ConvergenceWarning, stacklevel=4)
+            return LoopOutcome(n_iter, False, history, n_evals, n_moved,
+                               res if res is not None else residuals(state),
+                               stopped="stopped")
     if res is None:
-        res = residuals(M)
+        res = residuals(state)
     if not converged:
         if res.n_violated:
-            what = (f"{_violation_summary(res, active.size)}. "
+            what = (f"{_violation_summary(res, n_active)}. "
                     f"{_capital(advice or 'Increase max_iter or loosen tol')}")
         else:
-            what = (f"last dual change {history[-1]:.3e}, optimality residual "
+            what = (f"last {measure_name} {history[-1]:.3e}, optimality residual "
                     f"{res.worst:.3e}, tol={tol}. Increase max_iter or loosen tol")
         warnings.warn(
             f"{owner} did not converge in max_iter={max_iter} sweeps: {what}.",
             ConvergenceWarning,
             stacklevel=4,
         )
-    return n_iter, converged, history, n_evals, n_moved, res
+    return LoopOutcome(n_iter, converged, history, n_evals, n_moved, res)
 
 
 def _capital(s):
@@ -528,7 +632,7 @@ def triplet_projections(G, triplets, M0, *, margin=np.sqrt(2.0), slack=np.inf,
     -------
     ProjectionResult
         ``dual`` holds one dual per row of ``triplets.rows`` (the ``alpha``
-        of eq. 19), ``slack_target`` the slacks ``xi = alpha / lam`` (zero
+        of eq. 19), ``targets`` the slacks ``xi = alpha / lam`` (zero
         for hard rows), ``skipped`` the degenerate rows.
     """
     G = np.ascontiguousarray(G, dtype=np.float64)
@@ -552,25 +656,28 @@ def triplet_projections(G, triplets, M0, *, margin=np.sqrt(2.0), slack=np.inf,
     soft = ~np.isinf(lam)
     lam_div = np.where(soft, lam, 1.0)
 
-    def run(visit):
-        return logdet_triplet_sweep(G, a, b, c, kind, gamma2, nu, M, visit,
-                                    float(slack), float(equality_slack), REPORT_RTOL,
-                                    bool(dual_correction))
+    def run():
+        visit = rng.permutation(active) if order == "random" else active
+        stats = logdet_triplet_sweep(G, a, b, c, kind, gamma2, nu, M, visit,
+                                     float(slack), float(equality_slack), REPORT_RTOL,
+                                     bool(dual_correction))
+        return SweepStats(n_moved=stats[2], n_satisfied=stats[0])
 
     def residuals(state):
         xi = np.where(soft, nu / lam_div, 0.0)
         return triplet_residuals(G, a, b, c, kind, gamma2, state, nu, xi, skipped, tol)
 
-    n_iter, converged, history, _, n_moved, res = sweep_until_settled(
-        run, M, nu, active, order=order, tol=tol, max_iter=max_iter, rng=rng,
-        verbose=verbose, owner=owner, residuals=residuals,
+    out = sweep_until_settled(
+        run, M, nu, tol=tol, max_iter=max_iter, verbose=verbose, owner=owner,
+        residuals=residuals, n_active=active.size,
         advice=("hard triplets may contradict each other: no kernel satisfies them all. "
                 "Use a finite slack" if np.isinf(lam).any() else None),
     )
     xi = np.where(soft, nu / lam_div, 0.0)
-    return ProjectionResult(M=M, dual=nu, slack_target=xi, n_iter=n_iter,
-                            converged=converged, skipped=skipped, history=history,
-                            n_projections=n_moved, max_violation=res.max_violation)
+    return ProjectionResult(state=M, log_state=False, dual=nu, targets=xi,
+                            n_iter=out.n_iter, converged=out.converged, skipped=skipped,
+                            history=out.history, n_projections=out.n_moved,
+                            max_violation=out.residuals.max_violation)
 
 
 def triplet_residuals(G, a, b, c, kind, gamma2, M, nu, xi, skipped, tol):
@@ -611,20 +718,24 @@ def renormalise_log_trace(L):
     return np.exp(lam - shift), Q
 
 
-def definiteboost_scores(V, sign, bound, dual, w, Q, correction):
-    """Relative KKT violation of each DefiniteBoost constraint.
+def definiteboost_residuals(V, sign, bound, dual, L, correction, tol):
+    """KKT residuals of DefiniteBoost's constraints at ``log W = L`` (see
+    :class:`Residuals`).
 
-    ``r_j = tr(W C_j) = s_j (v_j' W v_j - b_j)``; the score is ``r_j`` when
-    positive and, with the dual correction, ``-r_j`` when negative with a
-    positive dual (the projected gradient of the dual objective), divided
-    by ``b_j``.
+    ``r_j = tr(W C_j) = s_j (v_j' W v_j - b_j)``: the violation is ``r_j``
+    when positive and the complementarity, with the dual correction,
+    ``-r_j`` when negative with a positive dual (the projected gradient of
+    the dual objective), both divided by ``b_j``.  Their larger part is the
+    score the greedy steps choose by.  ``L`` is renormalised to trace one
+    in place.
     """
+    w, Q = renormalise_log_trace(L)
     rho = ((V @ Q) ** 2) @ w
     viol = sign * (rho - bound)
-    score = np.where(viol > 0, viol, 0.0)
-    if correction:
-        score = np.where((viol < 0) & (dual > 0), -viol, score)
-    return score / bound
+    violation = np.where(viol > 0, viol, 0.0) / bound
+    comp = (np.where((viol < 0) & (dual > 0), -viol, 0.0) / bound if correction
+            else np.zeros_like(violation))
+    return Residuals(violation, comp, tol, detail=(rho, bound))
 
 
 def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
@@ -664,10 +775,14 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
     Returns
     -------
     ProjectionResult
-        ``M`` is ``log W`` (trace one), ``dual`` the ``gamma_j``,
-        ``n_projections`` the steps that moved W; ``history`` holds the
-        largest relative KKT violation after each sweep, and the extra
-        attribute ``dual_objective`` the final value of eq. 9.
+        ``state`` is ``log W`` (trace one, ``log_state=True``), ``dual``
+        the ``gamma_j``, ``targets`` the bounds, ``n_projections`` the
+        steps that moved W; ``history`` holds the largest relative KKT
+        violation after each sweep, and ``dual_objective`` the final value
+        of eq. 9.  The sweeps are run by :func:`sweep_until_settled`, the
+        loop of the pair and triplet drivers, with the greedy steps'
+        own convergence verdict and the infeasibility certificate as
+        arguments.
     """
     V = np.ascontiguousarray(V, dtype=np.float64)
     sign = np.ascontiguousarray(sign, dtype=np.int8)
@@ -676,85 +791,57 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
     rng = check_random_state(random_state)
     c = V.shape[0]
     gamma = np.zeros(c)
-    w, Q = renormalise_log_trace(L)
+    w, _ = renormalise_log_trace(L)
     # Weak duality: D(W*, W_1) >= -dual objective, and no trace-one W is
     # further than -log lambda_min(W_1) from W_1; below that the constraints
     # are infeasible (the dual objective is then unbounded below).
     infeasible_below = float(np.log(w.min()))
-    infeasible = diverged = False
-    history = []
     dual_obj = 0.0
-    n_evals = n_moved = 0
-    converged = False
-    n_iter = 0
-    t0 = time.perf_counter()
-    for n_iter in range(1, max_iter + 1):
-        L_old, gamma_old = L.copy(), gamma.copy()
+
+    def residuals(state):
+        return definiteboost_residuals(V, sign, bound, gamma, state, dual_correction, tol)
+
+    def run():
         if selection == "greedy":
             steps, converged, d_dual, evals, worst = definiteboost_greedy(
                 V, sign, bound, gamma, L, c, float(tol), bool(exact), bool(dual_correction)
             )
-            moved = steps  # the compiled loop renormalises before every step
-        else:
-            d_dual, evals, moved = definiteboost_cyclic_sweep(
-                V, sign, bound, gamma, L, rng.permutation(c).astype(np.intp),
-                bool(exact), bool(dual_correction),
-            )
-            w, Q = renormalise_log_trace(L)
-            worst = float(definiteboost_scores(V, sign, bound, gamma, w, Q,
-                                               dual_correction).max(initial=0.0))
-            converged = worst <= tol
-        if not moderate_state(L, log=True) or not np.isfinite(d_dual):
-            L[...], gamma[...] = L_old, gamma_old
-            converged = False
-            warnings.warn(
-                f"{owner}: the state diverged in sweep {n_iter} (the constraints pull it "
-                f"beyond double precision); stopped at the state after sweep "
-                f"{n_iter - 1}. Use fewer constraints (n_constraints) or looser bounds "
-                "(epsilon, bounds).",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-            n_iter -= 1
-            diverged = True
-            break
-        dual_obj += d_dual
-        n_evals += evals
-        n_moved += moved
-        history.append(worst)
-        if verbose:
-            print(
-                f"[{owner}] sweep {n_iter}: largest relative violation {worst:.3e}, "
-                f"dual objective {dual_obj:.6e}, {time.perf_counter() - t0:.2f}s"
-            )
-        if converged:
-            break
-        if dual_obj < infeasible_below:
-            infeasible = True
-            warnings.warn(
-                f"{owner}: the constraints are infeasible: no trace-one kernel on the "
-                f"range of the initial one satisfies them all (certificate: dual "
-                f"objective {dual_obj:.4g} < log lambda_min(W_1) = {infeasible_below:.4g} "
-                f"after {n_iter} sweeps). Stopped; use fewer constraints "
-                "(n_constraints) or looser bounds (epsilon, bounds).",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-            break
-    if not (converged or infeasible or diverged):
-        warnings.warn(
-            f"{owner} did not converge in max_iter={max_iter} sweeps (largest relative "
-            f"constraint violation {history[-1]:.3e} > tol={tol}). Increase max_iter or "
-            "loosen tol.",
-            ConvergenceWarning,
-            stacklevel=3,
+            # (the compiled loop renormalises before every step)
+            return SweepStats(n_moved=steps, n_evals=evals, dual_objective_change=d_dual,
+                              worst=worst, converged=bool(converged))
+        d_dual, evals, moved = definiteboost_cyclic_sweep(
+            V, sign, bound, gamma, L, rng.permutation(c).astype(np.intp),
+            bool(exact), bool(dual_correction),
         )
-    w, Q = renormalise_log_trace(L)  # (greedy: after the last step)
+        worst = residuals(L).worst  # (renormalises L)
+        return SweepStats(n_moved=moved, n_evals=evals, dual_objective_change=d_dual,
+                          worst=worst, converged=worst <= tol)
+
+    def stop(stats):
+        nonlocal dual_obj
+        dual_obj += stats.dual_objective_change
+        if not stats.converged and dual_obj < infeasible_below:
+            return ("the constraints are infeasible: no trace-one kernel on the range of "
+                    "the initial one satisfies them all (certificate: dual objective "
+                    f"{dual_obj:.4g} < log lambda_min(W_1) = {infeasible_below:.4g}). "
+                    "Stopped; use fewer constraints (n_constraints) or looser bounds "
+                    "(epsilon, bounds)")
+        return None
+
+    out = sweep_until_settled(
+        run, L, gamma, tol=tol, max_iter=max_iter, verbose=verbose, owner=owner,
+        residuals=residuals, n_active=c, log_state=True,
+        advice="use fewer constraints (n_constraints) or looser bounds (epsilon, bounds)",
+        measure=lambda duals_old, stats: stats.worst,
+        measure_name="largest relative violation",
+        progress=lambda stats: f"dual objective {dual_obj:.6e}", stop=stop,
+    )
+    res = residuals(L)  # (greedy: after the last step; renormalises L)
+    n_iter = out.n_iter
     if selection == "greedy":
-        n_iter = max(1, -(-n_moved // max(c, 1)))  # sweeps of c steps
-    violation = np.maximum(relative_gap(((V @ Q) ** 2) @ w, sign, bound), 0.0)
-    return ProjectionResult(M=L, dual=gamma, slack_target=bound.copy(), n_iter=n_iter,
-                            converged=bool(converged), skipped=np.zeros(c, bool),
-                            history=history, n_evals=n_evals, n_projections=n_moved,
-                            dual_objective=dual_obj,
-                            max_violation=float(violation.max(initial=0.0)))
+        n_iter = max(1, -(-out.n_moved // max(c, 1)))  # sweeps of c steps
+    return ProjectionResult(state=L, log_state=True, dual=gamma, targets=bound.copy(),
+                            n_iter=n_iter, converged=out.converged,
+                            skipped=np.zeros(c, bool), history=out.history,
+                            n_evals=out.n_evals, n_projections=out.n_moved,
+                            dual_objective=dual_obj, max_violation=res.max_violation)
