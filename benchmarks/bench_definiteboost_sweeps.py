@@ -64,9 +64,9 @@ def main():
                 sweeps[projection] = db.n_iter_
                 diff = (f"{np.abs(W['exact'] - W['approximate']).max():13.2e}"
                         if projection == "approximate" else "")
-                evals = db.n_evals_ / max(db.n_steps_, 1)
+                evals = db.n_evals_ / max(db.n_projections_, 1)
                 print(f"{seed:>4} {selection:>9} {projection:>11} {db.n_iter_:>7} "
-                      f"{db.n_steps_:>8} {evals:>10.1f} {dt:>9.2f} {str(db.converged_):>9} "
+                      f"{db.n_projections_:>8} {evals:>10.1f} {dt:>9.2f} {str(db.converged_):>9} "
                       f"{diff}", flush=True)
             ratios.append((selection, sweeps["approximate"] / sweeps["exact"]))
     for selection in ["greedy", "cyclic"]:

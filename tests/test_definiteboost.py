@@ -238,7 +238,7 @@ def test_constraint_validation(iris):
         DefiniteBoost(kernel="rbf", rank=10).fit(X, constraints=[[0, 60, 1, 0.0]])
     # a similar pair with a bound no trace-one kernel can exceed never binds
     db = DefiniteBoost(kernel="rbf", rank=10).fit(X, constraints=[[0, 60, 1, 5.0]])
-    assert db.n_steps_ == 0 and np.all(db.dual_coef_ == 0)
+    assert db.n_projections_ == 0 and np.all(db.dual_coef_ == 0)
 
 
 def test_partial_fit_learns_target_distances():

@@ -270,8 +270,9 @@ def set_pair_fit_attributes(estimator, result, pairs, metric=None):
     ``metric_`` (the learned r x r matrix: ``metric``, or the result's
     ``metric`` when the engine ran in the estimator's coordinates),
     ``components_`` (L with ``metric_ = L' L``), ``constraints_``,
-    ``dual_coef_``, ``n_iter_``, ``converged_`` and ``max_violation_``, from
-    a :class:`~sklearn_bregman._engine.ProjectionResult`.
+    ``dual_coef_``, ``n_iter_`` (sweeps), ``n_projections_`` (projections
+    that moved the state), ``converged_`` and ``max_violation_``, from a
+    :class:`~sklearn_bregman._engine.ProjectionResult`.
     """
     metric = result.metric if metric is None else metric
     estimator.metric_ = metric
@@ -279,6 +280,7 @@ def set_pair_fit_attributes(estimator, result, pairs, metric=None):
     estimator.constraints_ = pairs
     estimator.dual_coef_ = result.dual
     estimator.n_iter_ = result.n_iter
+    estimator.n_projections_ = result.n_projections
     estimator.converged_ = result.converged
     estimator.max_violation_ = result.max_violation
 

@@ -162,8 +162,8 @@ class DefiniteBoost(FactorLearner):
         \gamma_j C_j)` (decreases from 0).
     n_iter_ : int
         Sweeps run.
-    n_steps_ : int
-        Steps (projections) taken.
+    n_projections_ : int
+        Steps (projections) that moved the state.
     n_evals_ : int
         Root-finder evaluations (exact steps).
     converged_ : bool
@@ -404,7 +404,7 @@ class DefiniteBoost(FactorLearner):
         self.n_iter_ = result.n_iter if result else 0
         self.converged_ = result.converged if result else True
         self.max_violation_ = result.max_violation if result else 0.0
-        self.n_steps_ = result.n_projections if result else 0
+        self.n_projections_ = result.n_projections if result else 0
         self.n_evals_ = result.n_evals if result else 0
         self.dual_objective_ = result.dual_objective if result else 0.0
         self.n_examples_seen_ = 0

@@ -52,7 +52,9 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     slack : float, default=1.0
         Trade-off gamma between the divergence to the prior and the
         constraint violations (Kulis et al. 2009, eq. 22); larger values
-        enforce the constraints more. ``np.inf`` makes them hard.
+        enforce the constraints more. ``np.inf`` makes them hard.  Not the
+        ``slack`` of :class:`~sklearn_bregman.SKLRClusterer`, which is the
+        quadratic penalty lambda of the SKLR paper (``None``: hard).
     prior : {'identity', 'covariance'} or array-like of shape (n_features, n_features), \
             default='identity'
         The prior metric :math:`A_0`: the identity (Euclidean distance), the
@@ -110,6 +112,8 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         :math:`A^{-1} = A_0^{-1} + \sum_c \mathrm{sign}_c \nu_c v_c v_c^T`.
     n_iter_ : int
         Sweeps run.
+    n_projections_ : int
+        Projections that moved the state.
     converged_ : bool
         Whether the optimality conditions held to ``tol`` before
         ``max_iter`` (see ``tol``).  Hard constraints (``slack=np.inf``)

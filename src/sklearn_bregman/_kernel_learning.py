@@ -153,7 +153,11 @@ class LogDetKernelLearner(_BaseKernelLearner):
         ``constraints``).  With 'csi' the linear kernel is factored from
         pivots too.
     slack : float, default=1.0
-        Trade-off gamma of eq. 22 (``np.inf``: hard constraints).
+        Trade-off gamma of eq. 22 between the divergence to the initial
+        kernel and the divergence of the slack targets to the bounds
+        (``np.inf``: hard constraints; larger is harder).  Not the
+        ``slack`` of :class:`~sklearn_bregman.SKLRClusterer`, which is the
+        quadratic penalty lambda of the SKLR paper (``None``: hard).
     n_constraints : int, default=None
         Pairs drawn from labels; ``None``: 40 c^2 for c classes.
     bounds : {'relative', 'percentile'} or (upper, lower), default='relative'
@@ -205,6 +209,8 @@ class LogDetKernelLearner(_BaseKernelLearner):
         Dual variables at the end.
     n_iter_ : int
         Sweeps run.
+    n_projections_ : int
+        Projections that moved the state.
     converged_ : bool
         Whether the optimality conditions held to ``tol`` before
         ``max_iter`` (see ``tol``).  Hard constraints (``slack=np.inf``)
@@ -270,8 +276,6 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     ----------
     n_evals_ : int
         Root-finder evaluations of f over the fit.
-    n_projections_ : int
-        Projections that moved the state.
 
     References
     ----------
@@ -298,5 +302,4 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
             skip=zero_length_pairs(G0, pairs.i, pairs.j),
         )
         self.n_evals_ = result.n_evals
-        self.n_projections_ = result.n_projections
         return result, metric_from_log(result.state, s, Vt)

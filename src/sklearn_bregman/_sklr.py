@@ -91,7 +91,11 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         in squared distances, which are O(1) for the Gaussian start (unit
         diagonal): lambda of 10 and more (the paper's 1e5) behaves like hard
         constraints here, lambda around 0.3-1 tolerates wrong triplets (see
-        ``examples/plot_sklr_noise.py``).
+        ``examples/plot_sklr_noise.py``).  The paper's meaning is kept, so
+        this is not the ``slack`` of ITML and the kernel learners (gamma of
+        JMLR 2009 eq. 22, a weight of the slack's divergence, ``np.inf`` for
+        hard): both make the constraints harder as they grow, but their
+        scales differ.
     equality_slack : float or None, default=None
         The same for the equality ("don't know") constraints.
     n_triplets : int, default=None
@@ -147,7 +151,9 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     slack_ : ndarray of shape (n_rows,)
         Slack xi = alpha / lambda of each constraint (0 for hard ones).
     n_iter_ : int
-        Passes over the constraints.
+        Passes (sweeps) over the constraints.
+    n_projections_ : int
+        Projections that moved the state.
     converged_ : bool
         Whether the optimality conditions hold to ``tol`` (see ``tol``).
         Hard triplets that contradict each other cannot all hold: the fit
@@ -272,11 +278,13 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             self.metric_ = result.state
             self.dual_coef_, self.slack_ = result.dual, result.targets
             self.n_iter_, self.converged_ = result.n_iter, result.converged
+            self.n_projections_ = result.n_projections
             self.max_violation_ = result.max_violation
         else:  # no side information: the initial kernel
             self.metric_ = np.eye(r)
             self.dual_coef_ = self.slack_ = np.zeros(0)
             self.n_iter_, self.converged_, self.max_violation_ = 0, True, 0.0
+            self.n_projections_ = 0
         self.components_ = components_from_metric(self.metric_)
         self.embedding_ = G0 @ self.components_.T
         # kernel k-means on K = E E' is k-means on the rows of E

@@ -423,8 +423,9 @@ class LoopOutcome:
 
 
 def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, residuals,
-                        n_active, log_state=False, advice=None, measure=None,
-                        measure_name="dual change", progress=None, stop=None):
+                        n_active, log_state=False, advice=None, diverged_advice=None,
+                        measure=None, measure_name="dual change", progress=None,
+                        stop=None):
     """The one sweep loop of the engine: call ``run()`` until the optimality
     conditions hold.
 
@@ -454,7 +455,9 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
        ConvergenceWarning (DefiniteBoost's certificate of infeasibility).
 
     ``progress(stats)`` adds to the verbose line; ``advice`` ends the
-    warnings when constraints stay violated.
+    warnings when constraints stay violated, and ``diverged_advice`` (by
+    default ``advice``, or a word on the bounds) the warning of a diverged
+    state.
 
     Returns
     -------
@@ -484,7 +487,7 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
                 f"{owner}: the state diverged in sweep {n_iter} (the constraints or "
                 "their bounds pull it beyond double precision); stopped at the state "
                 f"after sweep {n_iter - 1}{where}. "
-                f"{_capital(advice or _BOUNDS_ADVICE)}.",
+                f"{_capital(diverged_advice or advice or _BOUNDS_ADVICE)}.",
                 ConvergenceWarning,
                 stacklevel=4,
             )
@@ -831,7 +834,8 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
     out = sweep_until_settled(
         run, L, gamma, tol=tol, max_iter=max_iter, verbose=verbose, owner=owner,
         residuals=residuals, n_active=c, log_state=True,
-        advice="use fewer constraints (n_constraints) or looser bounds (epsilon, bounds)",
+        diverged_advice=("use fewer constraints (n_constraints) or looser bounds (epsilon, "
+                         "bounds)"),
         measure=lambda duals_old, stats: stats.worst,
         measure_name="largest relative violation",
         progress=lambda stats: f"dual objective {dual_obj:.6e}", stop=stop,
