@@ -15,7 +15,12 @@ from sklearn.base import (
 )
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    check_array,
+    check_is_fitted,
+    check_symmetric,
+    validate_data,
+)
 
 from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
@@ -228,8 +233,10 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                 f"prior must have shape (n_features, n_features) = ({d}, {d}); "
                 f"got {A0.shape}."
             )
-        if not np.allclose(A0, A0.T, rtol=1e-10, atol=1e-12 * np.abs(A0).max()):
-            raise ValueError("prior must be a symmetric matrix.")
+        try:
+            check_symmetric(A0, tol=1e-12 * np.abs(A0).max(), raise_exception=True)
+        except ValueError:
+            raise ValueError("prior must be a symmetric matrix.") from None
         try:
             linalg.cholesky(A0)
         except linalg.LinAlgError:

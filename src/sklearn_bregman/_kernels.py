@@ -19,6 +19,7 @@ from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_symmetric
 
 KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
 
@@ -235,8 +236,12 @@ def check_precomputed(X):
             f"shape {X.shape}."
         )
     scale = max(np.abs(np.diag(X)).max(), 1.0)
-    if not np.allclose(X, X.T, rtol=1e-8, atol=1e-10 * scale):
-        raise ValueError("kernel='precomputed': X must be a symmetric kernel matrix.")
+    try:
+        check_symmetric(X, tol=1e-10 * scale, raise_exception=True)
+    except ValueError:
+        raise ValueError(
+            "kernel='precomputed': X must be a symmetric kernel matrix."
+        ) from None
 
 
 def kernel_source(X, kernel, params):
