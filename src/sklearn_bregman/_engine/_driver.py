@@ -157,7 +157,7 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     by cyclic rank-one Bregman projections with dual corrections, for
     ``D`` the LogDet divergence (state M) or the von Neumann divergence
     (state log M; ``G`` must then be orthonormal-basis coordinates, see
-    DESIGN.md).
+    ARCHITECTURE.md, layer 3).
 
     Parameters
     ----------
