@@ -46,6 +46,11 @@ extensions = [
         "_sklr",
         ["_dense_kernels.h", "_dense_kernels.pxd", "_rank2_kernels.h", "_rank2_kernels.pxd"],
     ),
+    # test hooks on the kernels above (imported by the tests, not the package)
+    engine_extension(
+        "_testing",
+        ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd"],
+    ),
 ]
 
 setup(

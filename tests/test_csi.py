@@ -19,7 +19,8 @@ from sklearn_bregman import (
     LogDetKernelLearner,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._engine._csi import qr_append, swap_pivots
+from sklearn_bregman._engine._csi import qr_append
+from sklearn_bregman._engine._testing import swap_pivots
 from sklearn_bregman._factors import cholesky_side_information, side_information
 from tests.oracles import csi_reference
 

@@ -225,7 +225,7 @@ def _tridiagonal_cases():
 @pytest.mark.parametrize("case", range(8))
 @pytest.mark.parametrize("x", [0.0, 1e-6, 0.3, -0.3, 5.0, -40.0])
 def test_secular_rule_matches_dense_expm(case, x):
-    from sklearn_bregman._engine._vonneumann import _tridiagonal_rule
+    from sklearn_bregman._engine._testing import _tridiagonal_rule
 
     a, b = _tridiagonal_cases()[case]
     nv2 = 1.7
@@ -242,7 +242,7 @@ def test_secular_rule_matches_dense_expm(case, x):
 def test_newton_slope_matches_frechet_derivative(case, x):
     # d/dx log f from the rule's nodes and weights (vn_dlog_rule) against the
     # Frechet derivative of the dense expm in the direction nv2 e1 e1'.
-    from sklearn_bregman._engine._vonneumann import _tridiagonal_slope
+    from sklearn_bregman._engine._testing import _tridiagonal_slope
 
     a, b = _tridiagonal_cases()[case]
     nv2 = 1.7
@@ -259,7 +259,7 @@ def test_newton_slope_matches_frechet_derivative(case, x):
 
 @pytest.mark.parametrize("n, r", [(1, 5), (3, 8), (4, 64), (7, 64), (10, 33)])
 def test_project_out_matches_numpy(n, r):
-    from sklearn_bregman._engine._vonneumann import _project_out
+    from sklearn_bregman._engine._testing import _project_out
 
     rng = np.random.default_rng(n * 100 + r)
     Q = np.ascontiguousarray(np.linalg.qr(rng.standard_normal((r, n)))[0].T)
@@ -273,7 +273,7 @@ def test_project_out_matches_numpy(n, r):
 def test_paired_ql_matches_numpy(case):
     # the rule's T and its leading block (the error check's) decomposed side
     # by side (vn_tridiag_eig2) against numpy's eigh
-    from sklearn_bregman._engine._vonneumann import _tridiagonal_eig_pair
+    from sklearn_bregman._engine._testing import _tridiagonal_eig_pair
 
     a, b = _tridiagonal_cases()[case]
     if len(a) < 2:
@@ -288,3 +288,26 @@ def test_paired_ql_matches_numpy(case):
         np.testing.assert_allclose(np.sum(z ** 2), 1.0, rtol=1e-13)
         np.testing.assert_allclose(np.cumsum(z[order] ** 2),
                                    np.cumsum(S[0] ** 2), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 9, 20])
+@pytest.mark.parametrize("rho", [1e-6, 0.3, 40.0])
+def test_secular_root_matches_dlaed4(m, rho):
+    # vn_secular_root (cold and warm-started) against LAPACK's dlaed4 and the
+    # eigenvalues of diag(d) + rho z z'
+    from sklearn_bregman._engine._testing import _secular_roots
+
+    rng = np.random.default_rng(m)
+    d = np.sort(rng.normal(size=m)) + 0.05 * np.arange(m)
+    z = rng.uniform(0.2, 1.0, m) * rng.choice([-1, 1], m)
+    z /= np.linalg.norm(z)
+    exact = np.linalg.eigvalsh(np.diag(d) + rho * np.outer(z, z))
+    ours, delta = _secular_roots(d, z, rho)
+    warm, _ = _secular_roots(d, z, rho, guess=_secular_roots(d, z, 1.01 * rho)[0])
+    lapack, delta_lapack = _secular_roots(d, z, rho, lapack=True)
+    scale = max(1.0, np.abs(exact).max())
+    for lam in (ours, warm, lapack):
+        np.testing.assert_allclose(lam, exact, rtol=0, atol=1e-14 * scale)
+    np.testing.assert_allclose(delta, d[None, :] - ours[:, None], rtol=0,
+                               atol=1e-14 * scale)
+    np.testing.assert_allclose(delta, delta_lapack, rtol=1e-10, atol=1e-15 * scale)

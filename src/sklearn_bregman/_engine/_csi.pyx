@@ -17,7 +17,8 @@ runs over the n points in C, with BLAS for the matrix-vector products:
   approximate gains when a look-ahead column is added, or the first one
   becomes a chosen pivot (Section 5.2);
 - :func:`estimated_gains`: eq. 9-10 for every point;
-- :func:`swap_pivots`: exchange two successive pivots in O(n) (App. A).
+- :func:`move_pivot`: move a pivot to an earlier position by exchanges of
+  two successive pivots, O(n) each (App. A).
 
 The look-ahead terms are kept in a form that is cheaper to update than the
 paper's A, B, C sums: with ``Delta = L_adv - L_(k-1)`` (the look-ahead part
@@ -284,8 +285,20 @@ cdef inline void _rotate_columns(double* x, double* y, Py_ssize_t n, double cs,
 cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
                 cnp.intp_t* pivots, Py_ssize_t n, Py_ssize_t cap, Py_ssize_t d,
                 Py_ssize_t p, Py_ssize_t t) noexcept nogil:
-    """The transposition of :func:`swap_pivots` on raw column-major arrays
-    (G, Q, W: n x cap; R: cap x cap; E: d x cap)."""
+    """Exchange the pivots at positions p and p + 1 (Bach & Jordan, App. A)
+    on raw column-major arrays (G, Q, W: n x cap; R: cap x cap; E: d x cap).
+
+    The approximation G G', the span of every leading block of columns but
+    the p-th, and Q R = Pi G are preserved:
+
+    1. swap ``pivots[p]``, ``pivots[p+1]``;
+    2. rotate columns p, p+1 of G (and of R) by the Givens rotation Q1 that
+       makes the new 2 x 2 pivot block of G lower triangular again;
+    3. rotate rows p, p+1 of R by Q2 to make R upper triangular again, and
+       columns p, p+1 of Q, E and W by the same Q2.
+
+    Each step is O(n); ``t`` is the number of columns in use.
+    """
     cdef Py_ssize_t j
     cdef cnp.intp_t a = pivots[p], b = pivots[p + 1]
     cdef double x, y, rho, cs, sn, r0, r1
@@ -324,30 +337,12 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
         _rotate_columns(W + p * n, W + (p + 1) * n, n, cs, sn)
 
 
-def swap_pivots(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
-                double[::1, :] E, double[::1, :] W, cnp.intp_t[::1] pivots,
-                Py_ssize_t p, Py_ssize_t t):
-    """Exchange the pivots at positions p and p + 1 (Bach & Jordan, App. A).
-
-    The approximation G G', the span of every leading block of columns but
-    the p-th, and Q R = Pi G are preserved:
-
-    1. swap ``pivots[p]``, ``pivots[p+1]``;
-    2. rotate columns p, p+1 of G (and of R) by the Givens rotation Q1 that
-       makes the new 2 x 2 pivot block of G lower triangular again;
-    3. rotate rows p, p+1 of R by Q2 to make R upper triangular again, and
-       columns p, p+1 of Q, E and W by the same Q2.
-
-    Each step is O(n); ``t`` is the number of columns in use.
-    """
-    move_pivot(G, Q, R, E, W, pivots, p + 1, p, t)
-
-
 def move_pivot(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
                double[::1, :] E, double[::1, :] W, cnp.intp_t[::1] pivots,
                Py_ssize_t src, Py_ssize_t dst, Py_ssize_t t):
     """Move the pivot at position ``src`` to position ``dst < src`` by the
-    transpositions src - 1, ..., dst of :func:`swap_pivots`: O(n (src - dst)).
+    exchanges of successive pivots at src - 1, ..., dst (``_swap``):
+    O(n (src - dst)).
     """
     if dst < 0 or src >= t or dst > src:
         raise ValueError("move_pivot: need 0 <= dst <= src < t")

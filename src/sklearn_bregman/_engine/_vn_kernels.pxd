@@ -31,6 +31,9 @@ cdef extern from "_vn_kernels.h" nogil:
                    double* dlog_f)
     int vn_tridiag_eig2(double* da, double* ea, double* za, Py_ssize_t na,
                         double* db, double* eb, double* zb, Py_ssize_t nb)
+    double vn_secular_root(Py_ssize_t m, Py_ssize_t i, const double* d,
+                           const double* z, double rho, double guess,
+                           double* delta)
     double vn_dlog_rule(const double* lam, const double* w, const double* ex,
                         Py_ssize_t m, double nv2)
     void vn_start(const double* L, vn_work* W, const double* v)

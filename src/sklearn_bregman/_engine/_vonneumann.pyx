@@ -30,23 +30,12 @@ import numpy as np
 
 cimport numpy as cnp
 
-from ._dense_kernels cimport (
-    skb_difference,
-    skb_dot,
-    skb_mirror_upper,
-    skb_project_out,
-    skb_update,
-)
+from ._dense_kernels cimport skb_difference, skb_dot, skb_mirror_upper, skb_update
 from ._vn_kernels cimport (
     VN_SMALL_ROWS,
-    vn_dlog_rule,
-    vn_eval,
-    vn_gauss,
-    vn_gauss_secular,
-    vn_log_f_exact,
-    vn_tridiag_eig2,
-    vn_solve,
     vn_kcap,
+    vn_log_f_exact,
+    vn_solve,
     vn_start,
     vn_work,
     vn_work_init,
@@ -143,110 +132,3 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
         skb_mirror_upper(Lp, r)
     return n_satisfied, n_skipped, n_moved, n_evals, n_krylov
 
-
-cdef class _Tridiagonal:
-    """A Krylov workspace holding a given tridiagonal T (diagonal ``a``,
-    off-diagonal ``b``, one shorter) as an exhausted Lanczos run with
-    ``|v|^2 = nv2``: what the test hooks below evaluate on."""
-    cdef double[:, ::1] Q, small
-    cdef double[::1] w
-    cdef vn_work W
-
-    def __cinit__(self, const double[::1] a, const double[::1] b, double nv2):
-        cdef Py_ssize_t k = a.shape[0], t
-        if k < 1 or b.shape[0] != k - 1:
-            raise ValueError("a must be non-empty and b one shorter")
-        self.Q = np.zeros((k, 1))
-        self.small = np.zeros((VN_SMALL_ROWS, k))
-        self.w = np.zeros(1)
-        vn_work_init(&self.W, 1, k, &self.Q[0, 0], &self.small[0, 0], &self.w[0])
-        for t in range(k):
-            self.W.a[t] = a[t]
-        for t in range(k - 1):
-            self.W.b[t] = b[t]
-        self.W.k = k
-        self.W.nv2 = nv2
-        self.W.exhausted = 1
-
-
-def _tridiagonal_rule(const double[::1] a, const double[::1] b, double nv2, double x):
-    """Test hook: the small problem of a projection, two ways.
-
-    ``log(nv2 * e1' exp(T + x * nv2 * e1 e1') e1)`` for the symmetric
-    tridiagonal ``T`` with diagonal ``a`` and off-diagonal ``b`` (length
-    ``len(a) - 1``), by the secular equation (what the sweeps use) and by QL
-    on ``T + x * nv2 * e1 e1'``.
-
-    Returns
-    -------
-    secular, ql : float
-    """
-    cdef _Tridiagonal T = _Tridiagonal(a, b, nv2)
-    cdef Py_ssize_t k = a.shape[0]
-    cdef double sec = vn_gauss_secular(&T.W, &T.W.cur, k, x, NULL) + log(nv2)
-    cdef double ql = vn_gauss(&T.W, k, x, NULL) + log(nv2)
-    return sec, ql
-
-
-def _tridiagonal_slope(const double[::1] a, const double[::1] b, double nv2, double x):
-    """Test hook: ``d/dx log(nv2 * e1' exp(T + x * nv2 * e1 e1') e1)`` (the
-    root finder's Newton slope), from the secular rule (what the sweeps use)
-    and from the QL rule (their fallback); ``T`` as for
-    :func:`_tridiagonal_rule`.
-
-    Returns
-    -------
-    secular, ql : float
-    """
-    cdef _Tridiagonal T = _Tridiagonal(a, b, nv2)
-    cdef Py_ssize_t k = a.shape[0]
-    cdef double sec = 0.0
-    vn_eval(&T.W, x, NULL, NULL, &sec)
-    vn_gauss(&T.W, k, x, NULL)
-    cdef double ql = vn_dlog_rule(T.W.d, T.W.e, T.W.z1, k, nv2)
-    return sec, ql
-
-
-def _project_out(const double[:, ::1] Q, const double[::1] w):
-    """Test hook: one pass of classical Gram-Schmidt, ``c = Q w`` and
-    ``w - Q' c`` (the Lanczos reorthogonalisation, ``skb_project_out``).
-
-    Returns
-    -------
-    w_out, c : ndarray
-    """
-    cdef Py_ssize_t n = Q.shape[0], r = Q.shape[1]
-    if w.shape[0] != r:
-        raise ValueError("w must have Q.shape[1] entries")
-    out = np.array(w, dtype=np.float64)
-    c = np.zeros(max(n, 1))
-    cdef double[::1] o = out
-    cdef double[::1] cv = c
-    if n > 0 and r > 0:
-        skb_project_out(&Q[0, 0], n, r, &o[0], &cv[0])
-    return out, c[:n]
-
-
-def _tridiagonal_eig_pair(const double[::1] a, const double[::1] b):
-    """Test hook: eigenvalues and first eigenvector row of the symmetric
-    tridiagonal ``T`` (diagonal ``a``, off-diagonal ``b``, length
-    ``len(a) - 1``) and of its leading ``(k - 1) x (k - 1)`` block, from the
-    paired QL of the rule and its check (``vn_tridiag_eig2``), unsorted.
-
-    Returns
-    -------
-    (d_lead, z_lead), (d, z) : ndarrays
-    """
-    cdef Py_ssize_t k = a.shape[0]
-    if k < 2 or b.shape[0] != k - 1:
-        raise ValueError("a needs two entries or more and b one fewer")
-    da, db = np.array(a[:k - 1]), np.array(a)
-    ea, eb = np.zeros(k - 1), np.zeros(k)
-    ea[:k - 2] = b[:k - 2]
-    eb[:k - 1] = b
-    za, zb = np.zeros(k - 1), np.zeros(k)
-    cdef double[::1] dav = da, dbv = db, eav = ea, ebv = eb, zav = za, zbv = zb
-    if vn_tridiag_eig2(&dav[0], &eav[0], &zav[0], k - 1,
-                       &dbv[0], &ebv[0], &zbv[0], k) != 0:
-        raise RuntimeError("QL did not converge")
-    return (da, za), (db, zb)
