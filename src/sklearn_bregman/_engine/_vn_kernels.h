@@ -512,7 +512,13 @@ static int vn_eig0_pair(vn_work *W, ptrdiff_t k)
  * linearises the others (a quadratic in the new tau), inside a bisection
  * bracket.  `guess` (NAN: none) is a starting point, e.g. the root for a
  * nearby rho: the root finder's evaluations converge, and so do the roots.
- * Fills delta; returns lambda, or NAN without convergence. */
+ * Fills delta; returns lambda, or NAN without convergence.
+ *
+ * LAPACK's DLAED4 (scipy.linalg.cython_lapack) solves the same equation
+ * under the same assumptions; it was measured against this routine, per
+ * root and inside the sweeps, and was slower in both (it takes no starting
+ * point): benchmarks/bench_secular_root.py times the two on the same
+ * inputs. */
 static double vn_secular_root(ptrdiff_t m, ptrdiff_t i, const double *d, const double *z,
                               double rho, double guess, double *delta)
 {
