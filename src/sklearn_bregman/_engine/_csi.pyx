@@ -30,7 +30,7 @@ in the look-ahead columns of Q, so that ``B[i] = |W[i, :]|^2`` and
 O(n delta) per step (plus O(n delta d) for C), as in Section 5.3.
 """
 
-from libc.math cimport sqrt, fabs, hypot, INFINITY
+from libc.math cimport INFINITY, hypot, sqrt
 
 import numpy as np
 
@@ -100,7 +100,7 @@ def qr_append(double[::1, :] Q, double[::1, :] R, double[::1, :] E,
     cdef int n = <int> G.shape[0]
     cdef int d = <int> Y.shape[1]
     cdef Py_ssize_t i, j
-    cdef int it
+    cdef int _pass
     cdef double mean = 0.0, norm0 = 0.0, norm = 0.0, before
     cdef double* q = &Q[0, t]
     cdef double* r = &R[0, t]
@@ -120,7 +120,7 @@ def qr_append(double[::1, :] Q, double[::1, :] R, double[::1, :] E,
         for j in range(t + 1):
             r[j] = 0.0
         if t > 0:
-            for it in range(2):
+            for _pass in range(2):
                 before = norm
                 _gemv(b'T', n, <int> t, 1.0, &Q[0, 0], n, q, 1, 0.0, &tmp[0], 1)
                 _gemv(b'N', n, <int> t, -1.0, &Q[0, 0], n, &tmp[0], 1, 1.0, q, 1)

@@ -131,7 +131,7 @@ def definiteboost_greedy(const double[:, ::1] V,
     cdef long step = 0
     cdef bint converged = False
     cdef double d_dual = 0.0, dd, viol, score, best, rel, max_rel = 0.0, lt, mx, rho
-    cdef Py_ssize_t j, jbest, t, kk
+    cdef Py_ssize_t j, jbest, kk
     with nogil:
         while True:
             # Eigendecomposition of L (row-major upper = column-major lower).

@@ -18,7 +18,7 @@ Each projection costs about 3 r^2 multiply-adds: the update of one
 constraint is fused with the products ``M u``, ``M w`` of the next.
 """
 
-from libc.math cimport fabs, isinf
+from libc.math cimport fabs
 
 import numpy as np
 

@@ -151,7 +151,7 @@ def _secular_roots(const double[::1] d, const double[::1] z, double rho,
         ``dlaed4`` with m <= 2, which returns other quantities there,
         computed from ``lam``).
     """
-    cdef Py_ssize_t m = d.shape[0], i, j, t
+    cdef Py_ssize_t m = d.shape[0], i, _rep
     if m < 1 or z.shape[0] != m:
         raise ValueError("d and z must be non-empty and of one length")
     if not rho > 0.0:
@@ -166,7 +166,7 @@ def _secular_roots(const double[::1] d, const double[::1] z, double rho,
     cdef int n = <int> m, ii, info = 0
     cdef double lam_i
     with nogil:
-        for t in range(repeat):
+        for _rep in range(repeat):
             for i in range(m):
                 if lapack:
                     ii = <int> i + 1

@@ -131,4 +131,3 @@ def vonneumann_pair_sweep(const double[:, ::1] U,
             n_moved += 1
         skb_mirror_upper(Lp, r)
     return n_satisfied, n_skipped, n_moved, n_evals, n_krylov
-
