@@ -7,7 +7,8 @@ submodules.
 ``_logdet.pyx``, ``_vonneumann.pyx``, ``_definiteboost.pyx`` and ``_sklr.pyx``
 hold the compiled sweeps (every projection of one pass over the constraints,
 in C; vector kernels in the ``.h`` files), ``_csi.pyx`` the compiled steps of
-Cholesky with side information; :mod:`._driver` runs sweeps until the dual
+Cholesky with side information (``_testing.pyx`` exposes compiled internals
+to the tests only and is not exported here); :mod:`._driver` runs sweeps until the dual
 variables stop moving and the optimality (KKT) conditions hold, and guards
 the state.  See ARCHITECTURE.md, layer 3, and README.md, "What a fit
 promises".

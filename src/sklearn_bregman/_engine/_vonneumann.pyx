@@ -2,8 +2,9 @@
 """Compiled sweep of rank-one von Neumann Bregman projections.
 
 The state is ``L = log X`` (symmetric r x r, upper triangle), posed in an
-orthonormal basis of the initial kernel's range (DESIGN.md: the von Neumann
-divergence is invariant under orthogonal changes of basis only).  For pair
+orthonormal basis of the initial kernel's range (ARCHITECTURE.md, layer 3:
+the von Neumann divergence is invariant under orthogonal changes of basis
+only).  For pair
 constraint ``c`` on ``v = U[i] - U[j]`` with sign ``delta``, dual ``nu_c``,
 slack target ``xi_c`` and slack ``gamma`` (JMLR 2009, Section 5.2,
 Algorithm 3, and Section 6.2.1)::
