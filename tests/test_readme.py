@@ -16,3 +16,15 @@ def test_readme_examples_run():
     for block in BLOCKS:  # later blocks reuse names from earlier ones, as a reader would
         exec(compile(block, str(README), "exec"), namespace)
     assert namespace["search"].best_score_ > 0.9
+
+
+def test_readme_layout_matches_the_tree():
+    """Every source file of the package is in the README's layout, and every
+    file the layout names exists."""
+    text = README.read_text()
+    layout = text[text.index("## Layout"):]
+    block = layout[layout.index("src/sklearn_bregman/"):layout.index("tests/ ")]
+    named = set(re.findall(r"\b(_?\w+\.(?:py|pyx|h))\b", block))
+    src = README.parent / "src" / "sklearn_bregman"
+    present = {p.name for p in src.rglob("*") if p.suffix in (".py", ".pyx", ".h")}
+    assert named == present
