@@ -1,7 +1,8 @@
 """Build script for the compiled projection sweeps.
 
-Metadata lives in setup.cfg; this file only declares the Cython extension
-modules, which setup.cfg cannot express.
+Metadata (name, version, dependencies, package data) lives in pyproject.toml's
+[project] and [tool.setuptools] tables; this file only declares the Cython
+extension modules, which pyproject.toml cannot express.
 """
 import sys
 

@@ -4,6 +4,8 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 ``GridSearchCV``.
 """
 
+import importlib.metadata
+
 from ._cluster import KernelKMeans
 from ._csi import CSIDecomposition
 from .constraints import (
@@ -19,7 +21,7 @@ from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
 from ._metrics import kernel_kmeans_scorer, knn_scorer
 from ._sklr import SKLRClusterer
 
-__version__ = "0.1.0.dev0"
+__version__ = importlib.metadata.version("sklearn_bregman")
 
 __all__ = [
     "CSIDecomposition",
