@@ -120,7 +120,7 @@ def main():
             for side, curve in curves.items():
                 ok = np.flatnonzero(curve >= target)
                 found[side] = (ranks[ok[0]], curve[ok[0]]) if ok.size else (None, curve[-1])
-            fmt = lambda r: f"{r:5d}" if r is not None else f">{max_rank}"  # noqa: E731
+            fmt = lambda r, top=max_rank: f"{r:5d}" if r is not None else f">{top}"  # noqa: E731
             print(f"{name:14s} {len(X):5d} {full.mean():8.4f} +-{full.std():.4f}   "
                   f"{fmt(found[False][0]):>15s} {fmt(found[True][0]):>5s}   "
                   f"{found[False][1]:13.4f} {found[True][1]:8.4f}        "

@@ -52,8 +52,8 @@ def main():
             W = {}
             sweeps = {}
             for projection in ["exact", "approximate"]:
-                db = DefiniteBoost(init="identity", n_constraints=100, selection=selection, epsilon=args.epsilon,
-                                   projection=projection, tol=args.tol,
+                db = DefiniteBoost(init="identity", n_constraints=100, selection=selection,
+                                   epsilon=args.epsilon, projection=projection, tol=args.tol,
                                    max_iter=args.max_iter, random_state=seed)
                 t0 = time.perf_counter()
                 with warnings.catch_warnings():

@@ -17,7 +17,6 @@ import argparse
 import resource
 import time
 
-import numpy as np
 from sklearn.datasets import make_classification
 
 from sklearn_bregman import LogDetKernelLearner

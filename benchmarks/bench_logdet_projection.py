@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from sklearn_bregman._engine._logdet import logdet_pair_sweep  # noqa: E402
+
 from tests.oracles import logdet_pair_sweep_reference  # noqa: E402
 
 TARGETS_US = {64: 1.5, 256: 12.0}

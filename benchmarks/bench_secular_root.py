@@ -23,7 +23,6 @@ import argparse
 import time
 
 import numpy as np
-
 from sklearn_bregman._engine._testing import _secular_roots
 
 #: Each set of roots is computed this many times per timing, which is repeated

@@ -31,10 +31,10 @@ import time
 import numpy as np
 from scipy import ndimage
 from sklearn.datasets import load_digits
+from sklearn_bregman._engine._sklr import logdet_triplet_sweep
 from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import SKLRClusterer, TripletConstraints, triplets_from_labels
-from sklearn_bregman._engine._sklr import logdet_triplet_sweep
 from sklearn_bregman._factors import SpectralFactor
 
 TARGET_SECONDS = 10.0

@@ -18,7 +18,6 @@ import argparse
 import time
 
 import numpy as np
-
 from sklearn_bregman._engine._logdet import logdet_pair_sweep
 from sklearn_bregman._engine._vonneumann import vonneumann_pair_sweep
 

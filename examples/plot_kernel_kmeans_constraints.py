@@ -25,8 +25,10 @@ from sklearn.datasets import load_digits  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.metrics import normalized_mutual_info_score  # noqa: E402
 
-from sklearn_bregman import LogDetKernelLearner  # noqa: E402
-from sklearn_bregman import KernelKMeans  # noqa: E402
+from sklearn_bregman import (
+    KernelKMeans,  # noqa: E402
+    LogDetKernelLearner,  # noqa: E402
+)
 
 N_CONSTRAINTS = [10, 20, 50, 100, 200, 400, 800, 1600]
 SLACKS = [1.0, 10.0, np.inf]

@@ -70,7 +70,7 @@ def vonneumann_pair_sweep_reference(U, idx_i, idx_j, sign, bound, xi, nu, L, ord
         if g0 == 0.0 or (correction and nu[c] <= 0.0 and delta * g0 <= 0.0):
             continue
 
-        def g(x):
+        def g(x, v=v, L=L, log_xi=log_xi):
             return np.log(v @ expm(L + x * np.outer(v, v)) @ v) + x * inv_gamma - log_xi
 
         step = -g0 / (v @ v + inv_gamma)

@@ -6,12 +6,14 @@ import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import Ridge, RidgeClassifier
+from sklearn.linear_model import RidgeClassifier
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_bregman._engine._csi import qr_append
+from sklearn_bregman._engine._testing import swap_pivots
 
 from sklearn_bregman import (
     CSIDecomposition,
@@ -19,8 +21,6 @@ from sklearn_bregman import (
     LogDetKernelLearner,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._engine._csi import qr_append
-from sklearn_bregman._engine._testing import swap_pivots
 from sklearn_bregman._factors import cholesky_side_information, side_information
 from tests.oracles import csi_reference
 

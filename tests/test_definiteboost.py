@@ -8,14 +8,14 @@ from scipy import linalg
 from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
-
-from sklearn_bregman import DefiniteBoost, PairConstraints
-from sklearn_bregman._engine import definiteboost
 from sklearn_bregman._engine._definiteboost import (
     definiteboost_cyclic_sweep,
     definiteboost_greedy,
     meg_steps,
 )
+
+from sklearn_bregman import DefiniteBoost, PairConstraints
+from sklearn_bregman._engine import definiteboost
 from tests.oracles import definiteboost_step_reference, meg_step_reference
 
 

@@ -112,7 +112,8 @@ def test_precomputed_follows_sklearn_convention():
     K_train = rbf_kernel(X[train], gamma=0.5)
     K_test = rbf_kernel(X[test], X[train], gamma=0.5)
     pre = LogDetKernelLearner(kernel="precomputed", rank=20, random_state=0).fit(K_train, y[train])
-    direct = LogDetKernelLearner(kernel="rbf", gamma=0.5, rank=20, random_state=0).fit(X[train], y[train])
+    direct = LogDetKernelLearner(kernel="rbf", gamma=0.5, rank=20,
+                                 random_state=0).fit(X[train], y[train])
     assert np.allclose(pre.transform(K_test) @ pre.transform(K_test).T,
                        direct.transform(X[test]) @ direct.transform(X[test]).T, atol=1e-8)
 

@@ -2,8 +2,8 @@
 
 import numpy as np
 import pytest
-
 from sklearn_bregman._engine._logdet import logdet_pair_sweep
+
 from tests.oracles import logdet_pair_sweep_reference
 
 

@@ -78,8 +78,8 @@ import scipy
 import sklearn
 from hypothesis import given
 from hypothesis import note as _hypothesis_note
-from hypothesis.errors import InvalidArgument
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 from hypothesis.extra.numpy import arrays
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels

@@ -22,6 +22,7 @@ from sklearn.datasets import make_blobs
 from sklearn.decomposition import PCA
 
 from sklearn_bregman import ITMLTransformer, SKLRClusterer
+from sklearn_bregman._metrics import kernel_kmeans_scorer, knn_scorer
 from sklearn_bregman.constraints import (
     PairConstraints,
     TripletConstraints,
@@ -29,7 +30,6 @@ from sklearn_bregman.constraints import (
     check_triplets,
     equal_triplets_from_labels,
 )
-from sklearn_bregman._metrics import kernel_kmeans_scorer, knn_scorer
 
 
 @pytest.fixture(scope="module")

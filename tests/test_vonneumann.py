@@ -8,10 +8,10 @@ from scipy import linalg
 from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_bregman._engine._vonneumann import vonneumann_pair_sweep
 
 from sklearn_bregman import PairConstraints, VonNeumannKernelLearner
 from sklearn_bregman._engine import pair_projections
-from sklearn_bregman._engine._vonneumann import vonneumann_pair_sweep
 from tests.oracles import vonneumann_pair_sweep_reference
 
 
@@ -163,6 +163,7 @@ def test_appendix_b_dual_correction_counter_example(divergence):
 @pytest.mark.parametrize("divergence", ["logdet", "vonneumann"])
 def test_sweeps_without_correction_match_the_oracle(divergence):
     from sklearn_bregman._engine._logdet import logdet_pair_sweep
+
     from tests.oracles import logdet_pair_sweep_reference
 
     U, i, j, sign, bound, L0 = random_problem(8, c=20, seed=3)

@@ -8,6 +8,11 @@ import importlib.metadata
 
 from ._cluster import KernelKMeans
 from ._csi import CSIDecomposition
+from ._definiteboost import DefiniteBoost
+from ._itml import ITMLTransformer
+from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
+from ._metrics import kernel_kmeans_scorer, knn_scorer
+from ._sklr import SKLRClusterer
 from .constraints import (
     PairConstraints,
     TripletConstraints,
@@ -15,11 +20,6 @@ from .constraints import (
     pairs_from_labels,
     triplets_from_labels,
 )
-from ._itml import ITMLTransformer
-from ._definiteboost import DefiniteBoost
-from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
-from ._metrics import kernel_kmeans_scorer, knn_scorer
-from ._sklr import SKLRClusterer
 
 __version__ = importlib.metadata.version("sklearn_bregman")
 

@@ -283,7 +283,7 @@ def _kernel_kmeans_single(K, diag, k, max_iter, tol, rng):
     labels = np.argmin(diag[:, None] - 2 * K[:, seeds] + diag[seeds][None, :], axis=1)
     labels[seeds] = np.arange(k)
     Zs_old = norms_old = None
-    for n_iter in range(1, max_iter + 1):
+    for n_iter in range(1, max_iter + 1):  # noqa: B007 (returned after the loop)
         Zs, KZs, norms, sizes = _means(K, labels, k)
         if Zs_old is not None:
             # |m_c - m_c_old|^2 = |m_c|^2 - 2 m_c_old . m_c + |m_c_old|^2

@@ -26,8 +26,8 @@ from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
     SWEEP_PARAMETERS,
     check_factor_scale,
-    mapped,
     check_pair_bounds,
+    mapped,
     resolve_pair_constraints,
     set_pair_fit_attributes,
 )

@@ -9,7 +9,6 @@ is chosen by 3-fold cross-validation on the training part only.
 
 import time
 
-import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.neighbors import KNeighborsClassifier

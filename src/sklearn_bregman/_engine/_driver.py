@@ -595,7 +595,7 @@ def degenerate_triplet_rows(G, a, b, c, rtol=1e-10):
     return out
 
 
-def triplet_projections(G, triplets, M0, *, margin=np.sqrt(2.0), slack=np.inf,
+def triplet_projections(G, triplets, M0, *, margin=2.0 ** 0.5, slack=np.inf,
                         equality_slack=np.inf, order="random", tol=1e-3, max_iter=100,
                         random_state=None, verbose=0, owner="SKLR",
                         dual_correction=True):
