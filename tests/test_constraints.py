@@ -6,9 +6,11 @@ import pytest
 from sklearn_bregman.constraints import (
     PairConstraints,
     check_pairs,
+    equal_triplets_from_labels,
     pair_sqdist,
     pairs_from_labels,
     set_pair_bounds,
+    triplets_from_labels,
 )
 
 
@@ -72,6 +74,18 @@ def test_plus_minus_one_labels_warn_and_unlabeled_none_keeps_them():
     pc = pairs_from_labels(y, unlabeled=None, random_state=0)
     assert pc.n_similar > 0 and pc.n_dissimilar > 0
     assert np.any(y[pc.i] == -1)
+
+
+@pytest.mark.parametrize("draw", [pairs_from_labels, triplets_from_labels,
+                                  equal_triplets_from_labels])
+def test_plus_minus_one_warning_points_at_the_caller(draw):
+    y = np.array([-1, 1] * 10)
+    with pytest.warns(UserWarning, match="unlabeled=None") as record:
+        try:
+            draw(y, 5, random_state=0)
+        except ValueError:  # one class left: pairs and outlier triplets need two
+            pass
+    assert [w.filename for w in record] == [__file__]
 
 
 def test_string_labels_and_custom_marker():

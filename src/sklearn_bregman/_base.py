@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from ._engine import ZERO_LENGTH_RTOL, max_squared_norm, zero_length_pairs
 from ._factors import LowRankFactor
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
-from .constraints import check_pairs, pair_sqdist, pairs_from_labels, set_pair_bounds
+from .constraints import _pairs_from_labels, check_pairs, pair_sqdist, set_pair_bounds
 
 #: Parameter constraints common to every learner driven by pair constraints
 #: (scikit-learn's declarative validation, checked once at the top of fit).
@@ -160,7 +160,7 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
             raise ValueError(
                 f"y has {len(y)} entries but X has {n_samples} samples."
             )
-        pairs = pairs_from_labels(
+        pairs = _pairs_from_labels(
             y, estimator.n_constraints, unlabeled=estimator.unlabeled, random_state=rng
         )
         # errors about them name what the user passed: labels, not constraints

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._base import check_factor_scale, components_from_metric, mapped
 from ._engine import triplet_projections
-from .constraints import TripletConstraints, check_triplet_constraints, triplets_from_labels
+from .constraints import TripletConstraints, _triplets_from_labels, check_triplet_constraints
 from ._factors import SpectralFactor
 from ._kernels import KernelParamsMixin, kernel_parameters
 
@@ -305,7 +305,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
         if self.unlabeled is not None and np.all(y == self.unlabeled):
             return TripletConstraints()  # nothing labeled: unsupervised
-        return TripletConstraints(triplets_from_labels(
+        return TripletConstraints(_triplets_from_labels(
             y, self.n_triplets, unlabeled=self.unlabeled, random_state=rng))
 
     def fit_predict(self, X, y=None, triplets=None, equal_triplets=None):

@@ -571,8 +571,18 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
         When the labels are exactly {-1, +1} and ``unlabeled=-1``: half of a
         binary problem would be read as unlabeled.
     """
+    return _pairs_from_labels(y, n_constraints, unlabeled=unlabeled,
+                              random_state=random_state, stacklevel=4)
+
+
+def _pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None,
+                       stacklevel=3):
+    """:func:`pairs_from_labels` for the package's own callers (the estimators).
+
+    ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
+    """
     rng = check_random_state(random_state)
-    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)
+    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel)
     n = y.shape[0]
     n_classes = classes.shape[0]
     if n_classes < 2:
@@ -1108,8 +1118,18 @@ def triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
     >>> t.shape, bool(np.all(fine | coarse)), bool(coarse.any() and (fine & ~coarse).any())
     ((30, 3), True, True)
     """
+    return _triplets_from_labels(y, n_triplets, coarse=coarse, unlabeled=unlabeled,
+                                 random_state=random_state, stacklevel=4)
+
+
+def _triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
+                          random_state=None, stacklevel=3):
+    """:func:`triplets_from_labels` for the package's own callers (the estimators).
+
+    ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
+    """
     rng = check_random_state(random_state)
-    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)
+    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel)
     if classes.shape[0] < 2:
         what = "no labeled sample" if classes.shape[0] == 0 else f"one class ({classes[0]!r})"
         raise ValueError(
@@ -1196,8 +1216,18 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
     >>> equal_triplets_from_labels([0, 0, 0, 1, 1, 1], 10**6, mode="same").shape
     (2, 3)
     """
+    return _equal_triplets_from_labels(y, n_triplets, mode=mode, unlabeled=unlabeled,
+                                       random_state=random_state, stacklevel=4)
+
+
+def _equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
+                                random_state=None, stacklevel=3):
+    """:func:`equal_triplets_from_labels` for the package's own callers (the estimators).
+
+    ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
+    """
     rng = check_random_state(random_state)
-    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel=3)
+    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel)
     if mode not in ("mixed", "same", "different"):
         raise ValueError(f"mode must be 'mixed', 'same' or 'different'; got {mode!r}.")
     if not isinstance(n_triplets, numbers.Integral) or n_triplets < 1:
