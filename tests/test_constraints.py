@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_bregman.constraints import (
     PairConstraints,
@@ -103,6 +104,29 @@ def test_one_class_is_an_error(y):
 def test_continuous_labels_are_an_error():
     with pytest.raises(ValueError, match="Unknown label type"):
         pairs_from_labels(np.linspace(0, 1, 10))
+
+
+@pytest.mark.parametrize("draw, kwargs, name", [
+    (pairs_from_labels, {"n_constraints": 0}, "n_constraints"),
+    (pairs_from_labels, {"n_constraints": 2.5}, "n_constraints"),
+    (pairs_from_labels, {"unlabeled": [-1]}, "unlabeled"),
+    (pairs_from_labels, {"random_state": "seed"}, "random_state"),
+    (triplets_from_labels, {"n_triplets": 0}, "n_triplets"),
+    (triplets_from_labels, {"coarse": "even"}, "coarse"),
+    (triplets_from_labels, {"unlabeled": 1.5}, "unlabeled"),
+    (equal_triplets_from_labels, {"n_triplets": -3}, "n_triplets"),
+    (equal_triplets_from_labels, {"n_triplets": 10, "mode": "all"}, "mode"),
+    (equal_triplets_from_labels, {"n_triplets": 10, "random_state": 1.0},
+     "random_state"),
+])
+def test_generators_validate_their_parameters(draw, kwargs, name):
+    """scikit-learn's InvalidParameterError (a ValueError and a TypeError),
+    naming the parameter and the function."""
+    with pytest.raises(InvalidParameterError,
+                       match=rf"The '{name}' parameter of {draw.__name__} must be"):
+        draw(labels(), **kwargs)
+    with pytest.raises(InvalidParameterError, match=r"The 'y' parameter"):
+        draw(None, **{"n_triplets": 10} if draw is equal_triplets_from_labels else {})
 
 
 def test_percentile_bounds_follow_itml():

@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
@@ -541,6 +542,15 @@ def _labeled(y, unlabeled, stacklevel):
     return y, idx, classes, y_enc
 
 
+@validate_params(
+    {
+        "y": ["array-like"],
+        "n_constraints": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "unlabeled": [numbers.Integral, str, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None):
     """Random similar / dissimilar pairs from class labels.
 
@@ -572,12 +582,13 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
         binary problem would be read as unlabeled.
     """
     return _pairs_from_labels(y, n_constraints, unlabeled=unlabeled,
-                              random_state=random_state, stacklevel=4)
+                              random_state=random_state, stacklevel=5)
 
 
 def _pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None,
                        stacklevel=3):
-    """:func:`pairs_from_labels` for the package's own callers (the estimators).
+    """:func:`pairs_from_labels` without its parameter validation, for callers whose
+    parameters are valid (the estimators validate theirs in ``fit``).
 
     ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
     """
@@ -593,8 +604,6 @@ def _pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None
         )
     if n_constraints is None:
         n_constraints = 40 * n_classes**2
-    if not isinstance(n_constraints, numbers.Integral) or n_constraints < 1:
-        raise ValueError(f"n_constraints must be a positive integer; got {n_constraints!r}.")
 
     counts = np.bincount(y_enc, minlength=n_classes).astype(np.int64)
     n_lab = int(counts.sum())
@@ -1073,6 +1082,16 @@ def _outlier_key(t):
                             t[:, 2]])
 
 
+@validate_params(
+    {
+        "y": ["array-like"],
+        "n_triplets": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "coarse": ["array-like", None],
+        "unlabeled": [numbers.Integral, str, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
                          random_state=None):
     """Random outlier triplets ``(i, j | k)`` from class labels.
@@ -1119,12 +1138,13 @@ def triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
     ((30, 3), True, True)
     """
     return _triplets_from_labels(y, n_triplets, coarse=coarse, unlabeled=unlabeled,
-                                 random_state=random_state, stacklevel=4)
+                                 random_state=random_state, stacklevel=5)
 
 
 def _triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
                           random_state=None, stacklevel=3):
-    """:func:`triplets_from_labels` for the package's own callers (the estimators).
+    """:func:`triplets_from_labels` without its parameter validation, for callers whose
+    parameters are valid (the estimators validate theirs in ``fit``).
 
     ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
     """
@@ -1138,8 +1158,6 @@ def _triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
         )
     if n_triplets is None:
         n_triplets = 40 * classes.shape[0] ** 2
-    if not isinstance(n_triplets, numbers.Integral) or n_triplets < 1:
-        raise ValueError(f"n_triplets must be a positive integer; got {n_triplets!r}.")
     levels = [(y_enc, classes.shape[0])]
     if coarse is not None:
         coarse = column_or_1d(coarse, warn=True)
@@ -1181,6 +1199,16 @@ def _triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
     return np.ascontiguousarray(out[rng.permutation(out.shape[0])])
 
 
+@validate_params(
+    {
+        "y": ["array-like"],
+        "n_triplets": [Interval(numbers.Integral, 1, None, closed="left")],
+        "mode": [StrOptions({"mixed", "same", "different"})],
+        "unlabeled": [numbers.Integral, str, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
                                random_state=None):
     """Random "don't know" triplets ``(i, j, k)`` from class labels.
@@ -1217,21 +1245,18 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
     (2, 3)
     """
     return _equal_triplets_from_labels(y, n_triplets, mode=mode, unlabeled=unlabeled,
-                                       random_state=random_state, stacklevel=4)
+                                       random_state=random_state, stacklevel=5)
 
 
 def _equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
                                 random_state=None, stacklevel=3):
-    """:func:`equal_triplets_from_labels` for the package's own callers (the estimators).
+    """:func:`equal_triplets_from_labels` without its parameter validation, for
+    callers whose parameters are valid.
 
     ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
     """
     rng = check_random_state(random_state)
     y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel)
-    if mode not in ("mixed", "same", "different"):
-        raise ValueError(f"mode must be 'mixed', 'same' or 'different'; got {mode!r}.")
-    if not isinstance(n_triplets, numbers.Integral) or n_triplets < 1:
-        raise ValueError(f"n_triplets must be a positive integer; got {n_triplets!r}.")
     counts = np.bincount(y_enc, minlength=classes.shape[0])
     can_same = bool(np.any(counts >= 3))
     can_diff = classes.shape[0] >= 3
