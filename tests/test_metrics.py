@@ -17,6 +17,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils import shuffle
+from sklearn.utils._param_validation import InvalidParameterError
 from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import LogDetKernelLearner
@@ -125,7 +126,7 @@ def test_unlabeled_samples_are_excluded():
 
 
 def test_bad_arguments():
-    with pytest.raises(ValueError, match="metric must be 'nmi' or 'ari'"):
+    with pytest.raises(ValueError, match="'metric' parameter of kernel_kmeans_scorer"):
         kernel_kmeans_scorer("accuracy")
     with pytest.raises(ValueError, match="n_init"):
         kernel_kmeans_scorer("nmi", n_init=0)
@@ -139,6 +140,25 @@ def test_bad_arguments():
             scorer(FunctionTransformer().fit(X), X, None)
     with pytest.raises(ValueError, match="at least 2 classes"):
         kernel_kmeans_scorer("nmi")(FunctionTransformer().fit(X), X, np.zeros(4))
+
+
+@pytest.mark.parametrize("factory, kwargs, name", [
+    (knn_scorer, {"n_neighbors": 0}, "n_neighbors"),
+    (knn_scorer, {"n_neighbors": 2.5}, "n_neighbors"),
+    (knn_scorer, {"n_neighbors": True}, "n_neighbors"),
+    (knn_scorer, {"unlabeled": 1.5}, "unlabeled"),
+    (kernel_kmeans_scorer, {"metric": "accuracy"}, "metric"),
+    (kernel_kmeans_scorer, {"n_init": 0}, "n_init"),
+    (kernel_kmeans_scorer, {"n_init": True}, "n_init"),
+    (kernel_kmeans_scorer, {"random_state": "seed"}, "random_state"),
+    (kernel_kmeans_scorer, {"unlabeled": [-1]}, "unlabeled"),
+])
+def test_factories_validate_their_parameters(factory, kwargs, name):
+    """scikit-learn's InvalidParameterError (a ValueError and a TypeError),
+    naming the parameter and the factory, when the scorer is made."""
+    with pytest.raises(InvalidParameterError,
+                       match=rf"The '{name}' parameter of {factory.__name__} must be"):
+        factory(**kwargs)
 
 
 @pytest.mark.parametrize("scorer", SCORERS, ids=repr)

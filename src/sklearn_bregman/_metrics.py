@@ -18,6 +18,12 @@ from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.neighbors import NearestNeighbors
+from sklearn.utils._param_validation import (
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    validate_params,
+)
 
 __all__ = ["kernel_kmeans_scorer", "knn_scorer"]
 
@@ -96,6 +102,15 @@ def _check_labels(y, scorer):
     return y
 
 
+def _not_a_bool(value, name, caller):
+    """``validate_params`` takes a bool for an int; a count of True is a slip."""
+    if isinstance(value, bool):
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {caller} must be an int in the range [1, inf), "
+            f"not a bool. Got {value!r} instead."
+        )
+
+
 class _KNNScorer:
     def __init__(self, n_neighbors, unlabeled):
         self.n_neighbors = n_neighbors
@@ -151,6 +166,13 @@ class _KernelKMeansScorer:
         return f"kernel_kmeans_scorer(metric={self.metric!r})"
 
 
+@validate_params(
+    {
+        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "unlabeled": [Integral, str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def knn_scorer(n_neighbors=5, *, unlabeled=-1):
     """Leave-one-out k-NN accuracy in the transformed coordinates.
 
@@ -195,12 +217,19 @@ def knn_scorer(n_neighbors=5, *, unlabeled=-1):
     >>> search.fit(X, y).best_params_
     {'pca__n_components': 3}
     """
-    if (isinstance(n_neighbors, bool) or not isinstance(n_neighbors, Integral)
-            or n_neighbors < 1):
-        raise ValueError(f"n_neighbors must be a positive integer; got {n_neighbors!r}.")
+    _not_a_bool(n_neighbors, "n_neighbors", "knn_scorer")
     return _KNNScorer(int(n_neighbors), unlabeled)
 
 
+@validate_params(
+    {
+        "metric": [StrOptions(set(_CLUSTER_METRICS))],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "unlabeled": [Integral, str, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def kernel_kmeans_scorer(metric="nmi", n_init=10, random_state=0, *, unlabeled=-1):
     """Agreement with the classes of k-means in the transformed coordinates.
 
@@ -250,8 +279,5 @@ def kernel_kmeans_scorer(metric="nmi", n_init=10, random_state=0, *, unlabeled=-
     >>> 0.4 < scorer(PCA(2).fit(X), X, y) <= 1
     True
     """
-    if not isinstance(metric, str) or metric not in _CLUSTER_METRICS:
-        raise ValueError(f"metric must be 'nmi' or 'ari'; got {metric!r}.")
-    if isinstance(n_init, bool) or not isinstance(n_init, Integral) or n_init < 1:
-        raise ValueError(f"n_init must be a positive integer; got {n_init!r}.")
+    _not_a_bool(n_init, "n_init", "kernel_kmeans_scorer")
     return _KernelKMeansScorer(metric, int(n_init), random_state, unlabeled)
