@@ -106,6 +106,41 @@ def test_duplicate_points_are_not_their_own_neighbour():
     assert knn_scorer(2)(identity, X, y) == pytest.approx(5 / 6)
 
 
+def loo_knn_range(X, y, k):
+    """Fewest and most points a leave-one-out k-NN vote can get right when
+    ties at the k-th distance are broken in every possible way (ties between
+    classes in the vote go to the smallest class)."""
+    import itertools
+
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    classes = np.unique(y)
+    lo = hi = 0
+    for i in range(len(y)):
+        others = np.delete(np.arange(len(y)), i)
+        d = D[i, others]
+        dk = np.sort(d)[k - 1]
+        near, tied = others[d < dk], others[d == dk]
+        right = set()
+        for pick in itertools.combinations(tied, k - len(near)):
+            votes = [np.sum(y[np.r_[near, list(pick)].astype(int)] == c) for c in classes]
+            right.add(classes[int(np.argmax(votes))] == y[i])
+        lo += all(right)
+        hi += any(right)
+    return lo / len(y), hi / len(y)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_ties_and_duplicates_give_a_leave_one_out_score(seed):
+    # points on a small lattice: many equidistant neighbours and points with
+    # more duplicates than neighbours; the score is that of one valid choice
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, (11, 1 + seed % 2)).astype(float)
+    y = rng.integers(0, 2, 11)
+    k = 1 + seed % 4
+    lo, hi = loo_knn_range(X, y, k)
+    assert lo - 1e-12 <= knn_scorer(k)(FunctionTransformer().fit(X), X, y) <= hi + 1e-12
+
+
 def test_unlabeled_samples_are_excluded():
     y = np.repeat([0, 1], 10)
     X = y[:, None] * 100.0 + np.random.default_rng(0).standard_normal((20, 1))
