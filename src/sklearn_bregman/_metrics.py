@@ -122,14 +122,11 @@ class _KNNScorer:
         if n < 2:
             raise ValueError(f"knn_scorer needs at least 2 labelled samples; got {n}.")
         k = min(self.n_neighbors, n - 1)
-        ind = NearestNeighbors(n_neighbors=k + 1).fit(Z).kneighbors(
-            Z, return_distance=False)
-        # Drop each point from its own neighbour list.  With duplicate points
-        # it need not come first; if it is not among the k + 1 at all (more
-        # than k duplicates), drop the last neighbour instead.
-        is_self = ind == np.arange(n)[:, None]
-        is_self[~is_self.any(axis=1), -1] = True
-        neighbours = ind[~is_self].reshape(n, k)
+        # Without X, kneighbors leaves each point out of its own neighbours
+        # (a point with more than k duplicates loses one of them instead:
+        # the k left are as near, a valid k-NN of the others).
+        neighbours = NearestNeighbors(n_neighbors=k).fit(Z).kneighbors(
+            return_distance=False)
         classes, y_enc = np.unique(y, return_inverse=True)
         votes = np.zeros((n, classes.shape[0]))
         np.add.at(votes, (np.repeat(np.arange(n), k), y_enc[neighbours].ravel()), 1.0)
