@@ -1,5 +1,7 @@
 """Pair constraints: generation from labels, bounds, validation."""
 
+import inspect
+
 import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
@@ -13,6 +15,7 @@ from sklearn_bregman.constraints import (
     set_pair_bounds,
     triplets_from_labels,
 )
+from sklearn_bregman._metrics import kernel_kmeans_scorer, knn_scorer
 
 
 def labels(n_per_class=(20, 30, 25)):
@@ -104,6 +107,14 @@ def test_one_class_is_an_error(y):
 def test_continuous_labels_are_an_error():
     with pytest.raises(ValueError, match="Unknown label type"):
         pairs_from_labels(np.linspace(0, 1, 10))
+
+
+@pytest.mark.parametrize("func", [pairs_from_labels, triplets_from_labels,
+                                  equal_triplets_from_labels, knn_scorer,
+                                  kernel_kmeans_scorer])
+def test_every_parameter_of_the_public_functions_is_validated(func):
+    # validate_params skips a parameter without constraints silently
+    assert set(func._skl_parameter_constraints) == set(inspect.signature(func).parameters)
 
 
 @pytest.mark.parametrize("draw, kwargs, name", [
