@@ -1,4 +1,14 @@
-"""Hypothesis profiles of the property-based tests (tests/test_properties.py).
+"""Test-wide settings: one BLAS / OpenMP thread, and the hypothesis profiles.
+
+The suite's problems are small (tens to hundreds of samples): threads buy
+nothing there, and on a machine whose cores are busy (CI runners, a shared
+box) OpenBLAS' and OpenMP's threads wait for each other at every call.  A
+fit of SKLRClusterer on 400 digits took 14-17 s with two threads on two
+loaded cores against 0.2-0.3 s with one, and tests/test_sklr.py 61 s against
+6 s.  Hence ``_single_threaded_libraries`` below: every test runs with one thread per
+library (GridSearchCV's n_jobs workers are processes, limited by joblib).
+
+Hypothesis profiles of the property-based tests (tests/test_properties.py):
 
 - ``default`` (used unless told otherwise): a fixed budget of 40 examples per
   test, derandomized so that every CI run draws the same examples, no
@@ -8,7 +18,9 @@
   --hypothesis-profile=thorough``.
 """
 
+import pytest
 from hypothesis import HealthCheck, settings
+from threadpoolctl import threadpool_limits
 
 _COMMON = dict(
     deadline=None,
@@ -21,3 +33,11 @@ _COMMON = dict(
 settings.register_profile("default", max_examples=40, derandomize=True, **_COMMON)
 settings.register_profile("thorough", max_examples=600, derandomize=False, **_COMMON)
 settings.load_profile("default")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _single_threaded_libraries():
+    # set up after collection: NumPy's and SciPy's BLAS and scikit-learn's
+    # OpenMP runtime are loaded by then (the test modules import them)
+    with threadpool_limits(1):
+        yield
