@@ -343,7 +343,8 @@ def test_adaptive_gaussian_is_eq_29():
 @pytest.mark.parametrize("kernel", ["adaptive_rbf", "rbf"])
 @pytest.mark.parametrize("energy", [0.8, 0.95, 1.0])
 def test_spectral_start_keeps_the_energy(kernel, energy):
-    X = load_digits().data[:300]
+    # 150 points: energy 1.0 still doubles the randomized block twice (64, 128, 150)
+    X = load_digits().data[:150]
     params = {"n_neighbors": 7} if kernel == "adaptive_rbf" else {"gamma": 1e-3}
     f = SpectralFactor(kernel, energy, None, params, np.random.RandomState(0))
     G = f.fit(X)
@@ -377,14 +378,27 @@ def test_sklearn_compatible(estimator, check):
         check(estimator)
 
 
-@pytest.fixture(scope="module")
-def digits_split():
+def balanced_digits(per_class, n_train):
+    """``per_class`` digits of each class, shuffled: ``n_train`` to fit, the
+    rest held out."""
     X, y = load_digits(return_X_y=True)
     rng = np.random.RandomState(0)
-    idx = np.concatenate([rng.choice(np.flatnonzero(y == k), 60, replace=False)
+    idx = np.concatenate([rng.choice(np.flatnonzero(y == k), per_class, replace=False)
                           for k in range(10)])
     rng.shuffle(idx)
-    return X[idx[:400]], y[idx[:400]], X[idx[400:]], y[idx[400:]]
+    return X[idx[:n_train]], y[idx[:n_train]], X[idx[n_train:]], y[idx[n_train:]]
+
+
+@pytest.fixture(scope="module")
+def digits_split():
+    # 400 points: with 300 the 10-cluster ARI of SKLR beats ITML's by less
+    # than the 0.05 asked (0.876 against 0.844)
+    return balanced_digits(60, 400)
+
+
+@pytest.fixture(scope="module")
+def small_digits_split():
+    return balanced_digits(30, 200)
 
 
 def test_digits_mixed_triplets_beat_kernel_kmeans_and_itml(digits_split):
@@ -408,8 +422,8 @@ def test_digits_mixed_triplets_beat_kernel_kmeans_and_itml(digits_split):
         assert sklr > itml + 0.05, (k, scores)
 
 
-def test_out_of_sample_points_follow_the_learned_kernel(digits_split):
-    X, y, X_new, y_new = digits_split
+def test_out_of_sample_points_follow_the_learned_kernel(small_digits_split):
+    X, y, X_new, y_new = small_digits_split
     t = triplets_from_labels(y, 200, random_state=0)
     sklr = SKLRClusterer(10, random_state=0).fit(X, triplets=t)
     base = SKLRClusterer(10, random_state=0).fit(X)
@@ -419,8 +433,8 @@ def test_out_of_sample_points_follow_the_learned_kernel(digits_split):
     np.testing.assert_array_equal(sklr.predict(X), sklr.labels_)
 
 
-def test_learned_kernel_satisfies_the_triplets_and_is_psd(digits_split):
-    X, y, _, _ = digits_split
+def test_learned_kernel_satisfies_the_triplets_and_is_psd(small_digits_split):
+    X, y, _, _ = small_digits_split
     t = triplets_from_labels(y, 150, random_state=1)
     sklr = SKLRClusterer(10, tol=1e-8, max_iter=500, random_state=0).fit(X, triplets=t)
     E = sklr.embedding_
@@ -433,8 +447,8 @@ def test_learned_kernel_satisfies_the_triplets_and_is_psd(digits_split):
     assert sklr.dual_coef_.shape == (2 * len(t),) and sklr.dual_coef_.min() >= 0
 
 
-def test_equal_triplets_pull_distances_together(digits_split):
-    X, y, _, _ = digits_split
+def test_equal_triplets_pull_distances_together(small_digits_split):
+    X, y, _, _ = small_digits_split
     eq = equal_triplets_from_labels(y, 60, mode="different", random_state=0)
     sklr = SKLRClusterer(10, tol=1e-8, max_iter=500, random_state=0).fit(X, equal_triplets=eq)
     E = sklr.embedding_
@@ -444,8 +458,8 @@ def test_equal_triplets_pull_distances_together(digits_split):
     np.testing.assert_allclose(d(j, i), d(j, k), rtol=1e-5)
 
 
-def test_repeatable_and_picklable(digits_split):
-    X, y, X_new, _ = digits_split
+def test_repeatable_and_picklable(small_digits_split):
+    X, y, X_new, _ = small_digits_split
     a = SKLRClusterer(10, n_triplets=100, random_state=3).fit(X, y)
     b = SKLRClusterer(10, n_triplets=100, random_state=3).fit(X, y)
     np.testing.assert_array_equal(a.labels_, b.labels_)
@@ -454,13 +468,13 @@ def test_repeatable_and_picklable(digits_split):
     np.testing.assert_array_equal(c.predict(X_new), a.predict(X_new))
 
 
-def test_unlabeled_samples_get_no_triplet(digits_split):
-    X, y, _, _ = digits_split
+def test_unlabeled_samples_get_no_triplet(small_digits_split):
+    X, y, _, _ = small_digits_split
     y_semi = y.copy()
-    y_semi[100:] = -1
+    y_semi[50:] = -1
     sklr = SKLRClusterer(10, n_triplets=80, random_state=0).fit(X, y_semi)
-    assert sklr.triplets_.outlier.max() < 100
-    assert sklr.labels_.shape == (400,)
+    assert sklr.triplets_.outlier.max() < 50
+    assert sklr.labels_.shape == (200,)
 
 
 def test_fit_input_errors():
@@ -479,14 +493,14 @@ def test_fit_input_errors():
         SKLRClusterer(2).fit(X, np.zeros(5))
 
 
-def test_grid_search_over_slack_and_kernel_with_ari(digits_split):
+def test_grid_search_over_slack_and_kernel_with_ari(small_digits_split):
     """Triplets come from the training fold's labels, the score from
     predict on the held-out fold (scikit-learn's 'adjusted_rand_score')."""
     from sklearn.model_selection import GridSearchCV
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    X, y, _, _ = digits_split
+    X, y, _, _ = small_digits_split
     pipe = make_pipeline(StandardScaler(), SKLRClusterer(10, n_triplets=100, random_state=0))
     grid = {"sklrclusterer__slack": [None, 10.0],
             "sklrclusterer__n_neighbors": [5, 9]}
