@@ -38,7 +38,7 @@ def test_precomputed_linear_kernel_matches_kmeans():
 
 
 def test_rbf_kernel_separates_concentric_circles():
-    X, y = make_circles(400, factor=0.3, noise=0.05, random_state=0)
+    X, y = make_circles(200, factor=0.3, noise=0.05, random_state=0)
     assert adjusted_rand_score(y, KMeans(2, n_init=10, random_state=0).fit_predict(X)) < 0.3
     feat = KernelKMeans(2, kernel="rbf", gamma=5.0, rank=60, random_state=0).fit(X)
     pre = KernelKMeans(2, kernel="precomputed", random_state=0).fit(rbf_kernel(X, gamma=5.0))
