@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
+from sklearn_bregman._metrics import kernel_kmeans_scorer, knn_scorer
 from sklearn_bregman.constraints import (
     PairConstraints,
     check_pairs,
@@ -15,7 +16,6 @@ from sklearn_bregman.constraints import (
     set_pair_bounds,
     triplets_from_labels,
 )
-from sklearn_bregman._metrics import kernel_kmeans_scorer, knn_scorer
 
 
 def labels(n_per_class=(20, 30, 25)):
@@ -147,10 +147,10 @@ def test_percentile_bounds_follow_itml():
                          bounds="percentile", random_state=0)
     i, j = np.triu_indices(200, 1)
     d = pair_sqdist(X, i, j)
-    u, l = np.percentile(d, [5, 95])
+    upper, lower = np.percentile(d, [5, 95])
     assert np.allclose(pc.bound[pc.sign > 0], pc.bound[pc.sign > 0][0])
-    assert pc.bound[pc.sign > 0][0] == pytest.approx(u, rel=0.1)
-    assert pc.bound[pc.sign < 0][0] == pytest.approx(l, rel=0.1)
+    assert pc.bound[pc.sign > 0][0] == pytest.approx(upper, rel=0.1)
+    assert pc.bound[pc.sign < 0][0] == pytest.approx(lower, rel=0.1)
 
 
 def test_relative_bounds_use_each_pairs_own_distance_under_the_prior():

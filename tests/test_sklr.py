@@ -5,23 +5,22 @@ import warnings
 
 import numpy as np
 import pytest
-from scipy import linalg
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_bregman._engine._sklr import logdet_triplet_sweep
 
 from sklearn_bregman import ITMLTransformer, SKLRClusterer, TripletConstraints
 from sklearn_bregman._engine import triplet_projections
-from sklearn_bregman._engine._sklr import logdet_triplet_sweep
+from sklearn_bregman._factors import SpectralFactor
+from sklearn_bregman._kernels import AdaptiveGaussian
 from sklearn_bregman.constraints import (
     check_triplets,
     equal_triplets_from_labels,
     triplets_from_labels,
 )
-from sklearn_bregman._factors import SpectralFactor
-from sklearn_bregman._kernels import AdaptiveGaussian
 from tests.oracles import sklr_step_reference, sklr_sweep_reference
 
 INF = np.inf
