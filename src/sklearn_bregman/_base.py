@@ -16,7 +16,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
@@ -211,9 +211,9 @@ def check_similar_bounds(constraints, active, d0=None):
         k = sel[0]
         raise ValueError(
             f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
-            f"distance of points ({constraints.i[k]}, {constraints.j[k]}) to shrink from {d0[k]:.4g} to "
-            f"<= {constraints.bound[k]:.4g}, by a factor beyond what double precision "
-            f"resolves (more than 1/{ZERO_LENGTH_RTOL:g}); use a larger bound."
+            f"distance of points ({constraints.i[k]}, {constraints.j[k]}) to shrink from "
+            f"{d0[k]:.4g} to <= {constraints.bound[k]:.4g}, by a factor beyond what double "
+            f"precision resolves (more than 1/{ZERO_LENGTH_RTOL:g}); use a larger bound."
         )
 
 

@@ -25,9 +25,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 
 from ._base import check_factor_scale, components_from_metric, mapped
 from ._engine import triplet_projections
-from .constraints import TripletConstraints, _triplets_from_labels, check_triplet_constraints
 from ._factors import SpectralFactor
 from ._kernels import KernelParamsMixin, kernel_parameters
+from .constraints import TripletConstraints, _triplets_from_labels, check_triplet_constraints
 
 __all__ = ["SKLRClusterer"]
 
@@ -37,8 +37,8 @@ def _penalty(slack):
     return np.inf if slack is None else float(slack)
 
 
-class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
-                    BaseEstimator):
+class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                    ClusterMixin, BaseEstimator):
     r"""Kernel k-means on a kernel learned from relative comparisons (SKLR).
 
     Amid, Gionis & Ukkonen (Algorithm 1).  From an initial kernel
@@ -202,7 +202,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
 
     def __init__(self, n_clusters=8, *, kernel="adaptive_rbf", gamma=None, degree=3,
                  coef0=1, kernel_params=None, n_neighbors=7, energy=0.99, rank=None,
-                 margin=np.sqrt(2.0), slack=None, equality_slack=None, n_triplets=None,
+                 margin=2.0 ** 0.5, slack=None, equality_slack=None, n_triplets=None,
                  unlabeled=-1, order="random", n_init=10, max_iter=100, tol=1e-3,
                  random_state=None, verbose=0):
         self.n_clusters = n_clusters

@@ -21,10 +21,16 @@ from sklearn.utils.validation import column_or_1d
 
 __all__ = [
     "PairConstraints",
+    "TripletConstraints",
     "check_pairs",
+    "check_triplet_constraints",
+    "check_triplets",
+    "equal_triplets_from_labels",
     "pair_sqdist",
     "pairs_from_labels",
+    "percentile_bounds",
     "set_pair_bounds",
+    "triplets_from_labels",
 ]
 
 #: Number of random pairs used to estimate the 'percentile' bounds.
