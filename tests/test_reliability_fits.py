@@ -28,7 +28,7 @@ from sklearn_bregman import (
     SKLRClusterer,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._engine import pair_projections, triplet_projections
+from sklearn_bregman._engine import moderate_state, pair_projections, triplet_projections
 from sklearn_bregman.constraints import TripletConstraints, pairs_from_labels, set_pair_bounds
 
 PAIR_LEARNERS = [ITMLTransformer, LogDetKernelLearner, VonNeumannKernelLearner]
@@ -92,6 +92,17 @@ def test_contradictory_hard_triplets_are_not_converged(blobs):
     # the points did not collapse: the learned kernel keeps its rank on them
     E = sklr.embedding_[:3]
     assert np.linalg.matrix_rank(E - E.mean(0), tol=1e-8 * np.abs(E).max()) == 2
+
+
+def test_state_guard_refuses_a_numerically_singular_metric():
+    """A LogDet state whose weakest direction fell below 1e-12 of its
+    strongest has lost the distances along it (the points collapse): the
+    guard rolls such a sweep back, whatever its diagonal says."""
+    Q = np.linalg.qr(np.random.default_rng(0).standard_normal((4, 4)))[0]
+    for smallest, ok in [(1e-11, True), (1e-13, False), (-1e-16, False)]:
+        M = (Q * [1.0, 0.5, 0.3, smallest]) @ Q.T
+        assert np.diag(M).min() > 0.05  # the diagonal alone sees nothing wrong
+        assert moderate_state(M) is ok
 
 
 @pytest.mark.parametrize("Learner", PAIR_LEARNERS)

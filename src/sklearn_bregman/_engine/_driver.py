@@ -406,6 +406,13 @@ DIVERGED = 1e100
 #: ``exp(DIVERGED_LOG)`` is about ``DIVERGED``, so that the kernel and the
 #: squared distances computed from it stay finite.
 DIVERGED_LOG = 230.0
+#: A state M (not a logarithm) whose smallest eigenvalue falls to this share of
+#: its largest is numerically singular: a squared distance along its weakest
+#: direction then carries a relative rounding error of about eps / STATE_RCOND
+#: (1e-4), too coarse for the optimality test at the default tol.  Hard
+#: constraints that contradict each other drive LogDet states there (the
+#: points they involve collapse); it is the same 1e-12 as ZERO_LENGTH_RTOL.
+STATE_RCOND = 1e-12
 
 
 @dataclass
@@ -562,16 +569,22 @@ def moderate_state(M, log=False):
     """The guard of every engine's state: is it safely inside double precision?
 
     A state ``M`` (LogDet, SKLR) must be finite with neither M nor (through
-    its diagonal) M^-1 beyond ``DIVERGED``; a state held as a logarithm
-    (``log=True``: von Neumann, DefiniteBoost, MEG) must be finite with
-    entries at most ``DIVERGED_LOG``, so that ``exp`` stays finite.
+    its diagonal) M^-1 beyond ``DIVERGED``, and numerically positive
+    definite: its smallest eigenvalue above ``STATE_RCOND`` times its largest
+    (one r x r eigenvalue problem, O(r^3), once per sweep).  A state held as
+    a logarithm (``log=True``: von Neumann, DefiniteBoost, MEG) must be
+    finite with entries at most ``DIVERGED_LOG``, so that ``exp`` stays
+    finite.
     """
     if not np.isfinite(M).all():
         return False
     if log:
         return bool(np.abs(M).max(initial=0.0) <= DIVERGED_LOG)
     diag = np.diag(M)
-    return bool(np.abs(M).max() <= DIVERGED and diag.min() >= 1.0 / DIVERGED)
+    if not (np.abs(M).max() <= DIVERGED and diag.min() >= 1.0 / DIVERGED):
+        return False
+    w = linalg.eigvalsh(M, check_finite=False)
+    return bool(w[0] > STATE_RCOND * w[-1])
 
 
 
