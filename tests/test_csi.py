@@ -286,3 +286,19 @@ def test_memory_follows_the_rank_not_n():
     tracemalloc.stop()
     assert est.rank_ < 100
     assert peak < 0.25 * n * n * 8  # an n x n float64 array is 128 MB
+
+
+def test_plain_path_holds_two_factors_at_most():
+    """y=None (plain incomplete Cholesky): the factor and its centred copy,
+    which the QR overwrites, are the only n x m arrays held at once (a third,
+    e.g. a temporary of squares for the column norms, would show here)."""
+    import tracemalloc
+
+    n, m = 20000, 40
+    X = np.random.default_rng(0).standard_normal((n, 5))
+    factor = n * m * 8
+    tracemalloc.start()
+    CSIDecomposition(gamma=0.2, rank=m, tol=0.0).fit(X)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 2.5 * factor

@@ -305,7 +305,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     G, Q, R, pivots = buf.G[:, :m], buf.Q, buf.R, buf.pivots
     if plain:
         Gc = G - G.mean(0) if center else G.copy(order="F")
-        norms = np.sqrt((Gc ** 2).sum(0))
+        norms = np.sqrt(np.einsum("ij,ij->j", Gc, Gc))  # (no n x m temporary)
         Q, R = linalg.qr(Gc, mode="economic", overwrite_a=True, check_finite=False)
         del Gc
         # a column already in the span of the earlier ones (e.g. constant once
