@@ -10,7 +10,7 @@ in one run (best of ``--repeats`` fits each, BLAS on one thread):
    Cholesky, the same estimator with ``y=None``, which also returns the QR
    decomposition ``Q_``, ``R_``); their ratio (issue #6 target: at most 4x);
    also the bare Cholesky loop of the kernel learners
-   (``lowrank.pivoted_cholesky``: the factor only, no QR), for reference;
+   (``_factors.pivoted_cholesky``: the factor only, no QR), for reference;
 2. plain incomplete Cholesky at n = 200,000, rank 100 (target: under 5 s).
 
 With the peak memory the fit allocates (``tracemalloc``, measured in a

@@ -6,8 +6,9 @@ of (centred) G, and the look-ahead coefficients W (n x cap) are stored in
 column-major order, so that a column is contiguous; R (cap x cap) is upper
 triangular and E = Y' Q (d x cap).  Columns ``[0, k0)`` of G are the chosen
 pivots, columns ``[k0, t)`` the look-ahead ones (Section 5).  The driver
-(``sklearn_bregman.csi``) calls one function per step of the algorithm; each
-runs over the n points in C, with BLAS for the matrix-vector products:
+(``sklearn_bregman._factors.cholesky_side_information``) calls one function
+per step of the algorithm; each runs over the n points in C, with BLAS for
+the matrix-vector products:
 
 - :func:`cholesky_append`: one step of pivoted incomplete Cholesky (Section
   2.1), shared with plain incomplete Cholesky;
