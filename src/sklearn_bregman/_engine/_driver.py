@@ -425,8 +425,6 @@ class LoopOutcome:
     n_evals: int
     n_moved: int
     residuals: Residuals
-    #: Why the run stopped early: None, 'diverged' or 'stopped' (``stop``).
-    stopped: str | None = None
 
 
 def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, residuals,
@@ -498,8 +496,7 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
                 ConvergenceWarning,
                 stacklevel=4,
             )
-            return LoopOutcome(n_iter - 1, False, history, n_evals, n_moved, res,
-                               stopped="diverged")
+            return LoopOutcome(n_iter - 1, False, history, n_evals, n_moved, res)
         n_moved += stats.n_moved
         n_evals += stats.n_evals
         conv = measure(duals_old, stats)
@@ -528,8 +525,7 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
         if stop_message is not None:
             warnings.warn(f"{owner}: {stop_message}", ConvergenceWarning, stacklevel=4)
             return LoopOutcome(n_iter, False, history, n_evals, n_moved,
-                               res if res is not None else residuals(state),
-                               stopped="stopped")
+                               res if res is not None else residuals(state))
     if res is None:
         res = residuals(state)
     if not converged:
