@@ -12,6 +12,7 @@ from ._definiteboost import DefiniteBoost
 from ._itml import ITMLTransformer
 from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
 from ._metrics import kernel_kmeans_scorer, knn_scorer
+from ._pairs import PairClassifier
 from ._sklr import SKLRClusterer
 from .constraints import (
     PairConstraints,
@@ -29,6 +30,7 @@ __all__ = [
     "ITMLTransformer",
     "KernelKMeans",
     "LogDetKernelLearner",
+    "PairClassifier",
     "PairConstraints",
     "SKLRClusterer",
     "TripletConstraints",

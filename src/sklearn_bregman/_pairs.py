@@ -1,0 +1,394 @@
+"""Pairs as samples: a classifier on pairs around any pair learner of the suite.
+
+The papers' side information is pairs ("these two are similar / dissimilar").
+:class:`PairClassifier` treats each pair as one sample, as metric-learn's pair
+learners do, so that scikit-learn's model selection (``GridSearchCV``,
+``cross_val_score``, any scorer such as ``'roc_auc'``) splits, fits and
+scores pairs: the inner learner is fitted on the training pairs as
+constraints, and a held-out pair is scored by its learned squared distance.
+"""
+
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import (
+    _is_arraylike_not_scalar,
+    check_array,
+    check_is_fitted,
+    column_or_1d,
+)
+
+from .constraints import PairConstraints
+
+__all__ = ["PairClassifier"]
+
+
+def _linear_map(self):
+    """``get_mahalanobis_matrix`` exists when the inner learner's map is linear
+    in the input features (ITML, or a kernel learner on the linear kernel
+    factored by its singular directions)."""
+    est = self.estimator_ if hasattr(self, "estimator_") else self.estimator
+    if hasattr(est, "get_mahalanobis_matrix"):
+        return True
+    return getattr(est, "kernel", None) == "linear" and getattr(est, "low_rank", None) == "cholesky"
+
+
+class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Classify pairs as similar (+1) or dissimilar (-1) with a learned kernel.
+
+    A meta-estimator around any pair learner of the suite
+    (:class:`~sklearn_bregman.ITMLTransformer`,
+    :class:`~sklearn_bregman.LogDetKernelLearner`,
+    :class:`~sklearn_bregman.VonNeumannKernelLearner`,
+    :class:`~sklearn_bregman.DefiniteBoost`): ``fit(pairs, y)`` fits a clone
+    of ``estimator`` with the pairs as constraints (bounds from its ``bounds``
+    rule, on the training pairs only), and a pair's score is minus its
+    learned squared distance.  Each pair is a sample, so ``GridSearchCV``
+    tunes the inner learner's parameters (``estimator__gamma``,
+    ``estimator__slack``) on pairs, with any scikit-learn scorer
+    (``'roc_auc'``, ``'accuracy'``, ``'f1'``).
+
+    Pairs come in two forms:
+
+    - ``(n_pairs, 2, n_features)`` point pairs: identical points are
+      recognised as one sample (``np.unique`` on the rows), so that pairs
+      sharing a point share it in the learned kernel;
+    - ``(n_pairs, 2)`` integer indices into ``preprocessor``: an array (the
+      inner learner is then fitted on the whole array, so points in no pair
+      still shape the initial factor: the papers' transductive setting), or
+      a callable mapping an array of indices to the rows of those points.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        A pair learner of the suite (cloned in ``fit``).
+    preprocessor : array-like of shape (n_samples, n_features) or callable, \
+            default=None
+        Where index pairs point to; ``None``: pairs are given as points.
+    threshold : float, default=None
+        Decision threshold on ``decision_function`` (minus the squared
+        distance): ``predict`` says +1 where the score is at least it.
+        ``None``: calibrated on the training pairs with ``strategy``.
+    strategy : {'accuracy', 'f_beta', 'max_tpr', 'max_tnr'}, default='accuracy'
+        How the threshold is calibrated when ``threshold`` is None (see
+        :meth:`calibrate_threshold`).
+    beta : float, default=1.0
+        Beta of ``strategy='f_beta'``.
+    min_rate : float in [0, 1], default=None
+        The true negative rate ``'max_tpr'`` must keep, or the true positive
+        rate ``'max_tnr'`` must keep.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted inner learner.
+    threshold_ : float
+        The decision threshold in use.
+    classes_ : ndarray of shape (2,)
+        ``[-1, 1]``.
+    n_features_in_ : int
+        Features of a point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn_bregman import ITMLTransformer, PairClassifier
+    >>> from sklearn_bregman.constraints import pairs_from_labels
+    >>> X, y = load_iris(return_X_y=True)
+    >>> pc = pairs_from_labels(y, 200, random_state=0)
+    >>> pairs = np.column_stack([pc.i, pc.j])
+    >>> clf = PairClassifier(ITMLTransformer(random_state=0), preprocessor=X)
+    >>> clf = clf.fit(pairs[:150], pc.sign[:150])  # 150 pairs to learn from
+    >>> clf.predict(pairs[150:153])  # three held-out pairs: similar or not
+    array([ 1,  1, -1])
+    >>> round(clf.score(pairs[150:], pc.sign[150:]), 2)  # held-out accuracy
+    0.92
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "transform"])],
+        "preprocessor": ["array-like", callable, None],
+        "threshold": [Real, None],
+        "strategy": [StrOptions({"accuracy", "f_beta", "max_tpr", "max_tnr"})],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "min_rate": [Interval(Real, 0, 1, closed="both"), None],
+    }
+
+    def __init__(self, estimator, *, preprocessor=None, threshold=None, strategy="accuracy",
+                 beta=1.0, min_rate=None):
+        self.estimator = estimator
+        self.preprocessor = preprocessor
+        self.threshold = threshold
+        self.strategy = strategy
+        self.beta = beta
+        self.min_rate = min_rate
+
+    # -- input ---------------------------------------------------------------
+
+    def _index_pairs(self, pairs):
+        """Integer (n, 2) index pairs, checked against the preprocessor."""
+        if self.preprocessor is None:
+            raise ValueError(
+                "pairs of shape (n_pairs, 2) are indices, which need a preprocessor "
+                "(the array or callable they index); pass points as (n_pairs, 2, "
+                "n_features) otherwise."
+            )
+        idx = np.asarray(pairs)
+        if idx.dtype.kind == "f":
+            if not (np.isfinite(idx).all() and (idx == np.round(idx)).all()):
+                raise ValueError("pairs: indices must be integers.")
+        elif idx.dtype.kind not in "iu":
+            raise ValueError(f"pairs: indices must be integers; got dtype {idx.dtype}.")
+        idx = idx.astype(np.intp)
+        if _is_arraylike_not_scalar(self.preprocessor):
+            n = len(self.preprocessor)
+            bad = np.flatnonzero(((idx < 0) | (idx >= n)).any(1))
+            if bad.size:
+                raise ValueError(
+                    f"pairs: row {bad[0]} has indices {idx[bad[0]].tolist()} outside "
+                    f"[0, {n}) of the preprocessor."
+                )
+        return idx
+
+    def _kind(self, pairs):
+        """'points' or 'indices', from the shape of ``pairs``."""
+        shape = np.shape(pairs)
+        if len(shape) == 3 and shape[1] == 2:
+            return "points"
+        if len(shape) == 2 and shape[1] == 2:
+            return "indices"
+        raise ValueError(
+            "pairs must have shape (n_pairs, 2, n_features) (points) or (n_pairs, 2) "
+            f"(indices into the preprocessor); got shape {shape}."
+        )
+
+    def _lookup(self, idx):
+        """Rows of the points with indices ``idx`` (1-D)."""
+        if callable(self.preprocessor):
+            return check_array(self.preprocessor(idx), dtype=np.float64,
+                               input_name="preprocessor(indices)")
+        return check_array(self.preprocessor, dtype=np.float64,
+                           input_name="preprocessor")[idx]
+
+    def _training_set(self, pairs):
+        """The points the inner learner is fitted on, and the pairs' rows."""
+        if self._kind(pairs) == "points":
+            P = check_array(np.asarray(pairs, dtype=np.float64).reshape(len(pairs) * 2, -1),
+                            input_name="pairs")
+            X, inverse = np.unique(P, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+            return X, inverse[0::2], inverse[1::2]
+        idx = self._index_pairs(pairs)
+        if callable(self.preprocessor):
+            used, inverse = np.unique(idx.reshape(-1), return_inverse=True)
+            inverse = inverse.reshape(-1, 2)
+            return self._lookup(used), inverse[:, 0], inverse[:, 1]
+        X = check_array(self.preprocessor, dtype=np.float64, input_name="preprocessor")
+        return X, idx[:, 0], idx[:, 1]
+
+    # -- fit -----------------------------------------------------------------
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, pairs, y):
+        """Fit the inner learner with the pairs as constraints.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Point pairs, or index pairs into ``preprocessor``.
+        y : array-like of shape (n_pairs,)
+            +1 for a similar pair, -1 for a dissimilar one.
+
+        Returns
+        -------
+        self
+        """
+        y = column_or_1d(y, warn=True)
+        if len(y) != len(pairs):
+            raise ValueError(f"y has {len(y)} entries but there are {len(pairs)} pairs.")
+        if not np.isin(y, (-1, 1)).all():
+            raise ValueError(
+                "y must hold +1 (similar) and -1 (dissimilar) for each pair; got "
+                f"{np.unique(y).tolist()[:5]}."
+            )
+        X, i, j = self._training_set(pairs)
+        if (i == j).any():
+            k = int(np.flatnonzero(i == j)[0])
+            raise ValueError(f"pairs: row {k} joins a point to itself.")
+        constraints = PairConstraints(i, j, y.astype(np.int8))
+        self.estimator_ = clone(self.estimator).fit(X, constraints=constraints)
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.array([-1, 1])
+        # index pairs into an array: the training points' rows of the learned
+        # map, kept (O(n r)) so that predicting on them reads them off
+        self._embedding = (self._embed(X) if self._kind(pairs) == "indices"
+                           and not callable(self.preprocessor) else None)
+        if self.threshold is None:
+            self.calibrate_threshold(pairs, y, strategy=self.strategy, beta=self.beta,
+                                     min_rate=self.min_rate)
+        else:
+            self.threshold_ = float(self.threshold)
+        return self
+
+    def _embed(self, X):
+        est = self.estimator_
+        if getattr(est, "init", None) == "identity":  # DefiniteBoost, transductive
+            return est.embedding_
+        return est.transform(X)
+
+    # -- scores --------------------------------------------------------------
+
+    def _sqdist(self, pairs):
+        check_is_fitted(self)
+        if self._kind(pairs) == "points":
+            P = check_array(np.asarray(pairs, dtype=np.float64).reshape(len(pairs) * 2, -1),
+                            input_name="pairs")
+            Z = self.estimator_.transform(P)
+            diff = Z[0::2] - Z[1::2]
+        else:
+            idx = self._index_pairs(pairs)
+            if self._embedding is not None:
+                diff = self._embedding[idx[:, 0]] - self._embedding[idx[:, 1]]
+            else:
+                used, inverse = np.unique(idx.reshape(-1), return_inverse=True)
+                Z = self.estimator_.transform(self._lookup(used))[inverse.reshape(-1, 2)]
+                diff = Z[:, 0] - Z[:, 1]
+        return np.einsum("ij,ij->i", diff, diff)
+
+    def pair_distance(self, pairs):
+        """Learned distances of the pairs (not squared)."""
+        return np.sqrt(self._sqdist(pairs))
+
+    def pair_score(self, pairs):
+        """Minus the learned distances: larger means more similar."""
+        return -self.pair_distance(pairs)
+
+    def decision_function(self, pairs):
+        """Minus the learned squared distances (larger means more similar).
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+        """
+        return -self._sqdist(pairs)
+
+    def predict(self, pairs):
+        """+1 (similar) where ``decision_function`` is at least ``threshold_``,
+        -1 elsewhere."""
+        return np.where(self.decision_function(pairs) >= self.threshold_, 1, -1)
+
+    def calibrate_threshold(self, pairs, y, strategy="accuracy", beta=1.0, min_rate=None):
+        """Set ``threshold_`` from labelled pairs.
+
+        Every threshold between two consecutive distinct scores is tried
+        (and one above all of them): ``'accuracy'`` maximises the accuracy,
+        ``'f_beta'`` the F-beta score of the similar class, ``'max_tpr'`` the
+        true positive rate among thresholds whose true negative rate is at
+        least ``min_rate``, ``'max_tnr'`` the true negative rate among those
+        whose true positive rate is at least ``min_rate`` (metric-learn's
+        names).  The threshold is the midpoint between the two scores it
+        separates.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+        y : array-like of shape (n_pairs,)
+            +1 / -1.
+        strategy : {'accuracy', 'f_beta', 'max_tpr', 'max_tnr'}, default='accuracy'
+        beta : float, default=1.0
+        min_rate : float in [0, 1], default=None
+            Required for 'max_tpr' and 'max_tnr'.
+
+        Returns
+        -------
+        self
+        """
+        if strategy not in ("accuracy", "f_beta", "max_tpr", "max_tnr"):
+            raise ValueError(f"strategy must be 'accuracy', 'f_beta', 'max_tpr' or "
+                             f"'max_tnr'; got {strategy!r}.")
+        if strategy in ("max_tpr", "max_tnr") and min_rate is None:
+            raise ValueError(f"strategy={strategy!r} needs min_rate.")
+        y = column_or_1d(y)
+        s = self.decision_function(pairs)
+        thresholds, tp, fp = _threshold_table(s, y)
+        pos, neg = int((y == 1).sum()), int((y == -1).sum())
+        fn, tn = pos - tp, neg - fp
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if strategy == "accuracy":
+                value = (tp + tn) / len(y)
+            elif strategy == "f_beta":
+                b2 = beta * beta
+                value = np.nan_to_num((1 + b2) * tp / ((1 + b2) * tp + b2 * fn + fp))
+            else:
+                tpr = tp / pos if pos else np.ones_like(tp, dtype=float)
+                tnr = tn / neg if neg else np.ones_like(tn, dtype=float)
+                keep, gain = (tnr, tpr) if strategy == "max_tpr" else (tpr, tnr)
+                value = np.where(keep >= min_rate, gain + 1e-9 * keep, -np.inf)
+                if not np.isfinite(value).any():
+                    raise ValueError(f"No threshold reaches min_rate={min_rate}.")
+        self.threshold_ = float(thresholds[int(np.argmax(value))])
+        return self
+
+    # -- the learned map -----------------------------------------------------
+
+    def transform(self, X):
+        """The inner learner's map of points."""
+        check_is_fitted(self)
+        return self.estimator_.transform(X)
+
+    def get_metric(self):
+        """A function ``d(u, v)`` giving the learned distance of two points
+        (1-D arrays), usable as ``NearestNeighbors(metric=...)``."""
+        check_is_fitted(self)
+        est = self.estimator_
+
+        def metric(u, v):
+            Z = est.transform(np.vstack([u, v]))
+            return float(np.sqrt(((Z[0] - Z[1]) ** 2).sum()))
+
+        return metric
+
+    @available_if(_linear_map)
+    def get_mahalanobis_matrix(self):
+        """M with learned squared distance ``(x - x')' M (x - x')`` (inner
+        learners whose map is linear in the features)."""
+        check_is_fitted(self)
+        est = self.estimator_
+        if hasattr(est, "get_mahalanobis_matrix"):
+            return est.get_mahalanobis_matrix()
+        L = est.transform(np.eye(self.n_features_in_))  # rows: the images of e_k
+        return L @ L.T
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = False
+        return tags
+
+
+def _threshold_table(s, y):
+    """Thresholds between consecutive distinct scores (and above the largest),
+    with the true and false positives of ``s >= threshold`` at each."""
+    order = np.argsort(-s, kind="stable")
+    s_sorted, y_sorted = s[order], y[order]
+    tp = np.concatenate([[0], np.cumsum(y_sorted == 1)])
+    fp = np.concatenate([[0], np.cumsum(y_sorted == -1)])
+    # cut after position k (predict the first k positive) only between distinct scores
+    distinct = np.concatenate([[True], s_sorted[1:] < s_sorted[:-1], [True]])
+    cuts = np.flatnonzero(distinct)
+    upper = np.concatenate([[np.inf], s_sorted])  # score just above the cut
+    lower = np.concatenate([s_sorted, [-np.inf]])  # score just below it
+    with np.errstate(invalid="ignore"):
+        thr = np.where(np.isinf(upper[cuts]), lower[cuts] + 1.0,
+                       np.where(np.isinf(lower[cuts]), upper[cuts],
+                                (upper[cuts] + lower[cuts]) / 2))
+        # a midpoint that rounds down onto the lower score would not separate
+        thr = np.where(thr <= lower[cuts], upper[cuts], thr)
+    return thr, tp[cuts], fp[cuts]
