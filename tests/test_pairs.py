@@ -178,3 +178,62 @@ def test_bad_pairs_get_a_clear_error(iris, pairs, y, match):
 def test_index_pairs_need_a_preprocessor():
     with pytest.raises(ValueError, match="preprocessor"):
         PairClassifier(ITMLTransformer()).fit(np.array([[0, 1], [1, 2]]), [1, -1])
+
+
+@pytest.mark.parametrize("as_points", [False, True])
+def test_pair_kfold_keeps_test_points_out_of_training_pairs(iris, as_points):
+    from sklearn_bregman import PairKFold
+
+    X, y = iris
+    pairs, s = index_pairs(y, 400)
+    data = X[pairs] if as_points else pairs
+    seen_test = np.zeros(len(pairs), int)
+    for train, test in PairKFold(3, random_state=0).split(data):
+        assert len(train) and len(test)
+        assert not set(pairs[train].ravel()) & set(pairs[test].ravel())
+        seen_test[test] += 1
+    assert seen_test.max() == 1  # a pair is tested at most once
+    # GroupKFold on the first point is not enough: some test pair's second
+    # point sits in a training pair
+    from sklearn.model_selection import GroupKFold
+
+    leaks = [bool(set(pairs[tr].ravel()) & set(pairs[te].ravel()))
+             for tr, te in GroupKFold(3).split(pairs, groups=pairs[:, 0])]
+    assert any(leaks)
+
+
+def test_grid_search_on_new_points(iris):
+    from sklearn_bregman import PairKFold
+
+    X, y = iris
+    pairs, s = index_pairs(y, 400)
+    search = GridSearchCV(
+        PairClassifier(ITMLTransformer(random_state=0), preprocessor=X),
+        {"estimator__slack": [0.1, 10.0]}, scoring="roc_auc",
+        cv=PairKFold(3, random_state=0),
+    ).fit(pairs, s)
+    assert search.best_score_ > 0.9
+
+
+def test_metadata_routing_of_constraints_and_triplets(iris):
+    import sklearn
+    from sklearn.exceptions import UnsetMetadataPassedError
+    from sklearn.pipeline import Pipeline
+
+    from sklearn_bregman import SKLRClusterer
+    from sklearn_bregman.constraints import triplets_from_labels
+
+    X, y = iris
+    pc = pairs_from_labels(y, 100, random_state=0)
+    tc = triplets_from_labels(y, 50, random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        learner = LogDetKernelLearner(random_state=0).set_fit_request(constraints=True)
+        pipe = Pipeline([("scale", StandardScaler()), ("learner", learner)])
+        pipe.fit(X, constraints=pc)
+        assert len(pipe[-1].constraints_) == 100
+        sklr = SKLRClusterer(3, random_state=0).set_fit_request(triplets=True)
+        Pipeline([("scale", StandardScaler()), ("sklr", sklr)]).fit(X, triplets=tc)
+        assert len(sklr.triplets_) == 50  # the routed triplets, not ones drawn from y
+        # not requested: scikit-learn refuses to drop it silently
+        with pytest.raises(UnsetMetadataPassedError):
+            Pipeline([("learner", LogDetKernelLearner())]).fit(X, constraints=pc)

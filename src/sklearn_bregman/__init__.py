@@ -12,7 +12,7 @@ from ._definiteboost import DefiniteBoost
 from ._itml import ITMLTransformer
 from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
 from ._metrics import kernel_kmeans_scorer, knn_scorer
-from ._pairs import PairClassifier
+from ._pairs import PairClassifier, PairKFold
 from ._sklr import SKLRClusterer
 from .constraints import (
     PairConstraints,
@@ -31,6 +31,7 @@ __all__ = [
     "KernelKMeans",
     "LogDetKernelLearner",
     "PairClassifier",
+    "PairKFold",
     "PairConstraints",
     "SKLRClusterer",
     "TripletConstraints",

@@ -12,6 +12,8 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.model_selection import BaseCrossValidator
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
@@ -23,7 +25,7 @@ from sklearn.utils.validation import (
 
 from .constraints import PairConstraints
 
-__all__ = ["PairClassifier"]
+__all__ = ["PairClassifier", "PairKFold"]
 
 
 def _linear_map(self):
@@ -392,3 +394,73 @@ def _threshold_table(s, y):
         # a midpoint that rounds down onto the lower score would not separate
         thr = np.where(thr <= lower[cuts], upper[cuts], thr)
     return thr, tp[cuts], fp[cuts]
+
+
+class PairKFold(BaseCrossValidator):
+    """K-fold cross-validation over points, for pairs: test pairs join new points.
+
+    Splitting the pairs themselves (``KFold``) tests new pairs over points
+    the learner has seen.  To test on points it has never seen, the points
+    are dealt into ``n_splits`` folds; fold k's test pairs are the pairs
+    with both points in fold k, its training pairs those with neither point
+    in fold k, and pairs with one point on each side are left out of that
+    split.  (``GroupKFold`` with the first point of each pair as its group
+    is not enough: a test pair's second point may still sit in a training
+    pair.)
+
+    Parameters
+    ----------
+    n_splits : int, default=3
+    shuffle : bool, default=True
+        Deal the points into folds at random (``False``: in index order).
+    random_state : int, RandomState instance or None, default=None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_bregman import PairKFold
+    >>> pairs = np.array([[0, 1], [2, 3], [0, 2], [1, 3], [4, 5], [4, 0]])
+    >>> for train, test in PairKFold(2, random_state=0).split(pairs):
+    ...     points = lambda rows: set(pairs[rows].ravel().tolist())
+    ...     assert not points(train) & points(test)
+    """
+
+    def __init__(self, n_splits=3, *, shuffle=True, random_state=None):
+        if int(n_splits) < 2:
+            raise ValueError(f"n_splits must be at least 2; got {n_splits}.")
+        self.n_splits = int(n_splits)
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        return self.n_splits
+
+    def _point_ids(self, pairs):
+        shape = np.shape(pairs)
+        if len(shape) == 3 and shape[1] == 2:
+            P = np.asarray(pairs).reshape(shape[0] * 2, -1)
+            return np.unique(P, axis=0, return_inverse=True)[1].reshape(-1, 2)
+        if len(shape) == 2 and shape[1] == 2:
+            return np.asarray(pairs)
+        raise ValueError(
+            "PairKFold splits pairs of shape (n_pairs, 2) (indices) or (n_pairs, 2, "
+            f"n_features) (points); got shape {shape}."
+        )
+
+    def split(self, X, y=None, groups=None):
+        """Yield (train, test) indices of the pairs ``X``."""
+        ids = self._point_ids(X)
+        points, inverse = np.unique(ids.reshape(-1), return_inverse=True)
+        if points.shape[0] < self.n_splits:
+            raise ValueError(f"PairKFold: {points.shape[0]} points cannot fill "
+                             f"{self.n_splits} folds.")
+        order = np.arange(points.shape[0])
+        if self.shuffle:
+            order = check_random_state(self.random_state).permutation(points.shape[0])
+        fold_of_point = np.empty(points.shape[0], dtype=np.intp)
+        fold_of_point[order] = np.arange(points.shape[0]) % self.n_splits
+        fold = fold_of_point[inverse].reshape(-1, 2)
+        for k in range(self.n_splits):
+            inside = fold == k
+            yield np.flatnonzero(~inside.any(1)), np.flatnonzero(inside.all(1))
+
