@@ -237,3 +237,24 @@ def test_metadata_routing_of_constraints_and_triplets(iris):
         # not requested: scikit-learn refuses to drop it silently
         with pytest.raises(UnsetMetadataPassedError):
             Pipeline([("learner", LogDetKernelLearner())]).fit(X, constraints=pc)
+
+
+def test_estimator_conventions_on_pairs(iris):
+    from sklearn.base import clone
+    from sklearn.exceptions import NotFittedError
+    from sklearn.model_selection import cross_val_score
+
+    X, y = iris
+    pairs, s = index_pairs(y, 150)
+    clf = PairClassifier(LogDetKernelLearner(kernel="rbf", rank=10, random_state=0),
+                         preprocessor=X)
+    with pytest.raises(NotFittedError):
+        clf.decision_function(pairs)
+    assert clone(clf).get_params()["estimator__rank"] == 10
+    first = clf.fit(pairs, s).decision_function(pairs)
+    again = clf.fit(pairs, s).decision_function(pairs)  # refitting is idempotent
+    np.testing.assert_array_equal(first, again)
+    assert not hasattr(clf.estimator, "estimator_") and not hasattr(clf.estimator, "metric_")
+    assert clf.n_features_in_ == X.shape[1] and clf.classes_.tolist() == [-1, 1]
+    for scoring in ["accuracy", "f1", "roc_auc", "average_precision"]:
+        assert cross_val_score(clf, pairs, s, cv=3, scoring=scoring).mean() > 0.8

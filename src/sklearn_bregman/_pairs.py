@@ -46,9 +46,12 @@ class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     :class:`~sklearn_bregman.LogDetKernelLearner`,
     :class:`~sklearn_bregman.VonNeumannKernelLearner`,
     :class:`~sklearn_bregman.DefiniteBoost`): ``fit(pairs, y)`` fits a clone
-    of ``estimator`` with the pairs as constraints (bounds from its ``bounds``
-    rule, on the training pairs only), and a pair's score is minus its
-    learned squared distance.  Each pair is a sample, so ``GridSearchCV``
+    of ``estimator`` with the pairs as constraints, and a pair's score is
+    minus its learned squared distance.  Bounds come from the learner's
+    ``bounds`` rule: ``'relative'`` scales each training pair's own initial
+    distance; ``'percentile'`` takes percentiles of random pairs of the
+    fitted points (with an array preprocessor, all of its rows; no label of
+    a held-out pair is read either way).  Each pair is a sample, so ``GridSearchCV``
     tunes the inner learner's parameters (``estimator__gamma``,
     ``estimator__slack``) on pairs, with any scikit-learn scorer
     (``'roc_auc'``, ``'accuracy'``, ``'f1'``).
