@@ -199,3 +199,35 @@ def test_repeated_point_triplet_and_bad_y(wine):
         TripletClassifier(sklr()).fit(Xtr[ttr[:30]], np.zeros(30))
     with pytest.raises(ValueError, match="estimator"):
         TripletClassifier("SKLR").fit(Xtr[ttr[:30]])
+
+
+class _Identity:
+    """Any learner with fit(X, triplets=...) and transform: here the identity map."""
+
+    def __init__(self, scale=1.0):
+        self.scale = scale
+
+    def get_params(self, deep=True):
+        return {"scale": self.scale}
+
+    def set_params(self, **params):
+        self.scale = params.get("scale", self.scale)
+        return self
+
+    def fit(self, X, triplets=None):
+        self.X_, self.triplets_ = X, np.asarray(triplets)
+        return self
+
+    def transform(self, X):
+        return self.scale * np.asarray(X, dtype=float)
+
+
+def test_any_learner_with_fit_triplets_works(wine):
+    Xtr, Xte, ttr, tte = wine
+    clf = TripletClassifier(_Identity(), preprocessor=Xtr).fit(ttr)
+    np.testing.assert_array_equal(clf.estimator_.triplets_, ttr)
+    assert clf.estimator_.X_.shape == Xtr.shape
+    # the identity map orders triplets as the Euclidean distance does
+    assert clf.score(ttr) == pytest.approx(euclidean_accuracy(Xtr[ttr]))
+    clf = TripletClassifier(_Identity()).fit(Xtr[ttr])
+    assert clf.score(Xte[tte]) == pytest.approx(euclidean_accuracy(Xte[tte]))
