@@ -14,6 +14,7 @@ from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
 from ._metrics import kernel_kmeans_scorer, knn_scorer
 from ._pairs import PairClassifier, PairKFold
 from ._sklr import SKLRClusterer
+from ._triplets import TripletClassifier
 from .constraints import (
     PairConstraints,
     TripletConstraints,
@@ -34,6 +35,7 @@ __all__ = [
     "PairKFold",
     "PairConstraints",
     "SKLRClusterer",
+    "TripletClassifier",
     "TripletConstraints",
     "VonNeumannKernelLearner",
     "kernel_kmeans_scorer",
