@@ -8,7 +8,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 MODULES = ["constraints", "_base", "_cluster", "_csi", "_definiteboost", "_factors", "_itml",
-           "_kernel_learning", "_kernels", "_metrics", "_pairs", "_sklr",
+           "_kernel_learning", "_kernels", "_metrics", "_pairs", "_tuples", "_sklr",
            "_triplets"]
 
 

@@ -11,18 +11,14 @@ constraints, and a held-out pair is scored by its learned squared distance.
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.base import _fit_context, clone
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import (
-    _is_arraylike_not_scalar,
-    check_array,
-    check_is_fitted,
-    column_or_1d,
-)
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from ._tuples import TupleMetaEstimator
 from .constraints import PairConstraints
 
 __all__ = ["PairClassifier", "PairKFold"]
@@ -38,7 +34,7 @@ def _linear_map(self):
     return getattr(est, "kernel", None) == "linear" and getattr(est, "low_rank", None) == "cholesky"
 
 
-class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class PairClassifier(TupleMetaEstimator):
     """Classify pairs as similar (+1) or dissimilar (-1) with a learned kernel.
 
     A meta-estimator around any pair learner of the suite
@@ -114,6 +110,8 @@ class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     0.92
     """
 
+    _size, _name = 2, "pairs"
+
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "transform"])],
         "preprocessor": ["array-like", callable, None],
@@ -131,69 +129,6 @@ class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.strategy = strategy
         self.beta = beta
         self.min_rate = min_rate
-
-    # -- input ---------------------------------------------------------------
-
-    def _index_pairs(self, pairs):
-        """Integer (n, 2) index pairs, checked against the preprocessor."""
-        if self.preprocessor is None:
-            raise ValueError(
-                "pairs of shape (n_pairs, 2) are indices, which need a preprocessor "
-                "(the array or callable they index); pass points as (n_pairs, 2, "
-                "n_features) otherwise."
-            )
-        idx = np.asarray(pairs)
-        if idx.dtype.kind == "f":
-            if not (np.isfinite(idx).all() and (idx == np.round(idx)).all()):
-                raise ValueError("pairs: indices must be integers.")
-        elif idx.dtype.kind not in "iu":
-            raise ValueError(f"pairs: indices must be integers; got dtype {idx.dtype}.")
-        idx = idx.astype(np.intp)
-        if _is_arraylike_not_scalar(self.preprocessor):
-            n = len(self.preprocessor)
-            bad = np.flatnonzero(((idx < 0) | (idx >= n)).any(1))
-            if bad.size:
-                raise ValueError(
-                    f"pairs: row {bad[0]} has indices {idx[bad[0]].tolist()} outside "
-                    f"[0, {n}) of the preprocessor."
-                )
-        return idx
-
-    def _kind(self, pairs):
-        """'points' or 'indices', from the shape of ``pairs``."""
-        shape = np.shape(pairs)
-        if len(shape) == 3 and shape[1] == 2:
-            return "points"
-        if len(shape) == 2 and shape[1] == 2:
-            return "indices"
-        raise ValueError(
-            "pairs must have shape (n_pairs, 2, n_features) (points) or (n_pairs, 2) "
-            f"(indices into the preprocessor); got shape {shape}."
-        )
-
-    def _lookup(self, idx):
-        """Rows of the points with indices ``idx`` (1-D)."""
-        if callable(self.preprocessor):
-            return check_array(self.preprocessor(idx), dtype=np.float64,
-                               input_name="preprocessor(indices)")
-        return check_array(self.preprocessor, dtype=np.float64,
-                           input_name="preprocessor")[idx]
-
-    def _training_set(self, pairs):
-        """The points the inner learner is fitted on, and the pairs' rows."""
-        if self._kind(pairs) == "points":
-            P = check_array(np.asarray(pairs, dtype=np.float64).reshape(len(pairs) * 2, -1),
-                            input_name="pairs")
-            X, inverse = np.unique(P, axis=0, return_inverse=True)
-            inverse = inverse.reshape(-1)
-            return X, inverse[0::2], inverse[1::2]
-        idx = self._index_pairs(pairs)
-        if callable(self.preprocessor):
-            used, inverse = np.unique(idx.reshape(-1), return_inverse=True)
-            inverse = inverse.reshape(-1, 2)
-            return self._lookup(used), inverse[:, 0], inverse[:, 1]
-        X = check_array(self.preprocessor, dtype=np.float64, input_name="preprocessor")
-        return X, idx[:, 0], idx[:, 1]
 
     # -- fit -----------------------------------------------------------------
 
@@ -220,7 +155,8 @@ class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
                 "y must hold +1 (similar) and -1 (dissimilar) for each pair; got "
                 f"{np.unique(y).tolist()[:5]}."
             )
-        X, i, j = self._training_set(pairs)
+        X, rows = self._training_set(pairs)
+        i, j = rows[:, 0], rows[:, 1]
         if (i == j).any():
             k = int(np.flatnonzero(i == j)[0])
             raise ValueError(f"pairs: row {k} joins a point to itself.")
@@ -228,10 +164,7 @@ class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator_ = clone(self.estimator).fit(X, constraints=constraints)
         self.n_features_in_ = X.shape[1]
         self.classes_ = np.array([-1, 1])
-        # index pairs into an array: the training points' rows of the learned
-        # map, kept (O(n r)) so that predicting on them reads them off
-        self._embedding = (self._embed(X) if self._kind(pairs) == "indices"
-                           and not callable(self.preprocessor) else None)
+        self._keep_embedding(pairs, X)
         if self.threshold is None:
             self.calibrate_threshold(pairs, y, strategy=self.strategy, beta=self.beta,
                                      min_rate=self.min_rate)
@@ -239,29 +172,11 @@ class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             self.threshold_ = float(self.threshold)
         return self
 
-    def _embed(self, X):
-        est = self.estimator_
-        if getattr(est, "init", None) == "identity":  # DefiniteBoost, transductive
-            return est.embedding_
-        return est.transform(X)
-
     # -- scores --------------------------------------------------------------
 
     def _sqdist(self, pairs):
-        check_is_fitted(self)
-        if self._kind(pairs) == "points":
-            P = check_array(np.asarray(pairs, dtype=np.float64).reshape(len(pairs) * 2, -1),
-                            input_name="pairs")
-            Z = self.estimator_.transform(P)
-            diff = Z[0::2] - Z[1::2]
-        else:
-            idx = self._index_pairs(pairs)
-            if self._embedding is not None:
-                diff = self._embedding[idx[:, 0]] - self._embedding[idx[:, 1]]
-            else:
-                used, inverse = np.unique(idx.reshape(-1), return_inverse=True)
-                Z = self.estimator_.transform(self._lookup(used))[inverse.reshape(-1, 2)]
-                diff = Z[:, 0] - Z[:, 1]
+        Z = self._mapped(pairs)
+        diff = Z[:, 0] - Z[:, 1]
         return np.einsum("ij,ij->i", diff, diff)
 
     def pair_distance(self, pairs):
@@ -344,23 +259,6 @@ class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     # -- the learned map -----------------------------------------------------
 
-    def transform(self, X):
-        """The inner learner's map of points."""
-        check_is_fitted(self)
-        return self.estimator_.transform(X)
-
-    def get_metric(self):
-        """A function ``d(u, v)`` giving the learned distance of two points
-        (1-D arrays), usable as ``NearestNeighbors(metric=...)``."""
-        check_is_fitted(self)
-        est = self.estimator_
-
-        def metric(u, v):
-            Z = est.transform(np.vstack([u, v]))
-            return float(np.sqrt(((Z[0] - Z[1]) ** 2).sum()))
-
-        return metric
-
     @available_if(_linear_map)
     def get_mahalanobis_matrix(self):
         """M with learned squared distance ``(x - x')' M (x - x')`` (inner
@@ -371,11 +269,6 @@ class PairClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             return est.get_mahalanobis_matrix()
         L = est.transform(np.eye(self.n_features_in_))  # rows: the images of e_k
         return L @ L.T
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = False
-        return tags
 
 
 def _threshold_table(s, y):

@@ -10,19 +10,16 @@ in the learned kernel.
 """
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context, clone
+from sklearn.base import _fit_context, clone
 from sklearn.utils._param_validation import HasMethods
-from sklearn.utils.validation import (
-    _is_arraylike_not_scalar,
-    check_array,
-    check_is_fitted,
-    column_or_1d,
-)
+from sklearn.utils.validation import column_or_1d
+
+from ._tuples import TupleMetaEstimator
 
 __all__ = ["TripletClassifier"]
 
 
-class TripletClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class TripletClassifier(TupleMetaEstimator):
     r"""Classify relative comparisons "a is closer to b than to c" with a learned kernel.
 
     A meta-estimator around a learner that takes triplets,
@@ -103,6 +100,8 @@ class TripletClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     0.975
     """
 
+    _size, _name = 3, "triplets"
+
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "transform"])],
         "preprocessor": ["array-like", callable, None],
@@ -111,77 +110,6 @@ class TripletClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     def __init__(self, estimator, *, preprocessor=None):
         self.estimator = estimator
         self.preprocessor = preprocessor
-
-    # -- input ---------------------------------------------------------------
-
-    def _kind(self, triplets):
-        """'points' or 'indices', from the shape of ``triplets``."""
-        shape = np.shape(triplets)
-        if len(shape) == 3 and shape[1] == 3:
-            return "points"
-        if len(shape) == 2 and shape[1] == 3:
-            return "indices"
-        raise ValueError(
-            "triplets must have shape (n_triplets, 3, n_features) (points) or "
-            f"(n_triplets, 3) (indices into the preprocessor); got shape {shape}."
-        )
-
-    def _index_triplets(self, triplets):
-        """Integer (n, 3) index triplets, checked against the preprocessor."""
-        if self.preprocessor is None:
-            raise ValueError(
-                "triplets of shape (n_triplets, 3) are indices, which need a "
-                "preprocessor (the array or callable they index); pass points as "
-                "(n_triplets, 3, n_features) otherwise."
-            )
-        idx = np.asarray(triplets)
-        if idx.dtype.kind == "f":
-            if not (np.isfinite(idx).all() and (idx == np.round(idx)).all()):
-                raise ValueError("triplets: indices must be integers.")
-        elif idx.dtype.kind not in "iu":
-            raise ValueError(f"triplets: indices must be integers; got dtype {idx.dtype}.")
-        idx = idx.astype(np.intp)
-        if _is_arraylike_not_scalar(self.preprocessor):
-            n = len(self.preprocessor)
-            bad = np.flatnonzero(((idx < 0) | (idx >= n)).any(1))
-            if bad.size:
-                raise ValueError(
-                    f"triplets: row {bad[0]} has indices {idx[bad[0]].tolist()} outside "
-                    f"[0, {n}) of the preprocessor."
-                )
-        elif (idx < 0).any():
-            bad = int(np.flatnonzero((idx < 0).any(1))[0])
-            raise ValueError(f"triplets: row {bad} has negative indices {idx[bad].tolist()}.")
-        return idx
-
-    def _lookup(self, idx):
-        """Rows of the points with indices ``idx`` (1-D)."""
-        if callable(self.preprocessor):
-            return check_array(self.preprocessor(idx), dtype=np.float64,
-                               input_name="preprocessor(indices)")
-        return check_array(self.preprocessor, dtype=np.float64,
-                           input_name="preprocessor")[idx]
-
-    def _points(self, triplets):
-        """Point triplets as a (3 n, n_features) array of rows a, b, c, a, ..."""
-        if len(triplets) == 0:
-            raise ValueError("triplets: no triplet given.")
-        return check_array(np.asarray(triplets, dtype=np.float64).reshape(len(triplets) * 3, -1),
-                           input_name="triplets")
-
-    def _training_set(self, triplets):
-        """The points the inner learner is fitted on, and the triplets' rows (n, 3)."""
-        if self._kind(triplets) == "points":
-            X, inverse = np.unique(self._points(triplets), axis=0, return_inverse=True)
-            return X, inverse.reshape(-1, 3)
-        idx = self._index_triplets(triplets)
-        if len(idx) == 0:
-            raise ValueError("triplets: no triplet given.")
-        if callable(self.preprocessor):
-            used, inverse = np.unique(idx.reshape(-1), return_inverse=True)
-            return self._lookup(used), inverse.reshape(-1, 3)
-        X = check_array(self.preprocessor, dtype=np.float64, input_name="preprocessor")
-        return X, idx
 
     # -- fit -----------------------------------------------------------------
 
@@ -220,10 +148,7 @@ class TripletClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.estimator_ = clone(self.estimator).fit(X, triplets=rows)
         self.n_features_in_ = X.shape[1]
         self.classes_ = np.array([-1, 1])
-        # index triplets into an array: the training points' rows of the
-        # learned map, kept (O(n r)) so that scoring them reads them off
-        self._embedding = (self._embed(X) if self._kind(triplets) == "indices"
-                           and not callable(self.preprocessor) else None)
+        self._keep_embedding(triplets, X)
         return self
 
     @staticmethod
@@ -238,27 +163,11 @@ class TripletClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return y.astype(int)
 
-    def _embed(self, X):
-        est = self.estimator_
-        E = getattr(est, "embedding_", None)
-        if E is not None and E.shape[0] == X.shape[0]:
-            return E
-        return est.transform(X)
-
     # -- scores --------------------------------------------------------------
 
     def _sqdists(self, triplets):
         """Learned squared distances d(a, b) and d(a, c)."""
-        check_is_fitted(self)
-        if self._kind(triplets) == "points":
-            Z = self.estimator_.transform(self._points(triplets)).reshape(len(triplets), 3, -1)
-        else:
-            idx = self._index_triplets(triplets)
-            if self._embedding is not None:
-                Z = self._embedding[idx]
-            else:
-                used, inverse = np.unique(idx.reshape(-1), return_inverse=True)
-                Z = self.estimator_.transform(self._lookup(used))[inverse.reshape(-1, 3)]
+        Z = self._mapped(triplets)
         ab, ac = Z[:, 0] - Z[:, 1], Z[:, 0] - Z[:, 2]
         return np.einsum("ij,ij->i", ab, ab), np.einsum("ij,ij->i", ac, ac)
 
@@ -303,27 +212,3 @@ class TripletClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         pred = self.predict(triplets)
         y = np.ones(len(pred), dtype=int) if y is None else self._check_y(y, len(pred))
         return float(accuracy_score(y, pred, sample_weight=sample_weight))
-
-    # -- the learned map -----------------------------------------------------
-
-    def transform(self, X):
-        """The inner learner's map of points."""
-        check_is_fitted(self)
-        return self.estimator_.transform(X)
-
-    def get_metric(self):
-        """A function ``d(u, v)`` giving the learned distance of two points
-        (1-D arrays), usable as ``NearestNeighbors(metric=...)``."""
-        check_is_fitted(self)
-        est = self.estimator_
-
-        def metric(u, v):
-            Z = est.transform(np.vstack([u, v]))
-            return float(np.sqrt(((Z[0] - Z[1]) ** 2).sum()))
-
-        return metric
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = False
-        return tags
