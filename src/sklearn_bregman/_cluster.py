@@ -76,7 +76,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     Examples
     --------
     >>> from sklearn.datasets import make_circles
-    >>> from sklearn_bregman._cluster import KernelKMeans
+    >>> from sklearn_bregman import KernelKMeans
     >>> X, _ = make_circles(200, factor=0.3, noise=0.05, random_state=0)
     >>> km = KernelKMeans(n_clusters=2, kernel="rbf", gamma=5, random_state=0).fit(X)
     >>> km.labels_.shape

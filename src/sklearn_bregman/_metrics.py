@@ -206,7 +206,7 @@ def knn_scorer(n_neighbors=5, *, unlabeled=-1):
     >>> from sklearn.model_selection import GridSearchCV, StratifiedKFold
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
-    >>> from sklearn_bregman._metrics import knn_scorer
+    >>> from sklearn_bregman import knn_scorer
     >>> X, y = load_iris(return_X_y=True)
     >>> search = GridSearchCV(make_pipeline(StandardScaler(), PCA()),
     ...                       {"pca__n_components": [1, 3]}, scoring=knn_scorer(5),
@@ -270,7 +270,7 @@ def kernel_kmeans_scorer(metric="nmi", n_init=10, random_state=0, *, unlabeled=-
     --------
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.decomposition import PCA
-    >>> from sklearn_bregman._metrics import kernel_kmeans_scorer
+    >>> from sklearn_bregman import kernel_kmeans_scorer
     >>> X, y = load_iris(return_X_y=True)
     >>> scorer = kernel_kmeans_scorer("ari")
     >>> 0.4 < scorer(PCA(2).fit(X), X, y) <= 1
