@@ -743,9 +743,9 @@ def definiteboost_residuals(V, sign, bound, dual, L, correction, tol):
     """
     w, Q = renormalise_log_trace(L)
     rho = ((V @ Q) ** 2) @ w
-    viol = sign * (rho - bound)
-    violation = np.where(viol > 0, viol, 0.0) / bound
-    comp = (np.where((viol < 0) & (dual > 0), -viol, 0.0) / bound if correction
+    gap = relative_gap(rho, sign, bound)  # r_j / b_j (the bounds are positive)
+    violation = np.maximum(gap, 0.0)
+    comp = (np.where((gap < 0) & (dual > 0), -gap, 0.0) if correction
             else np.zeros_like(violation))
     return Residuals(violation, comp, tol, detail=(rho, bound))
 
@@ -849,7 +849,8 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
         measure_name="largest relative violation",
         progress=lambda stats: f"dual objective {dual_obj:.6e}", stop=stop,
     )
-    res = residuals(L)  # (greedy: after the last step; renormalises L)
+    # out.residuals are those of the final L (the loop computes them last,
+    # which also renormalises L after the greedy steps' last one)
     n_iter = out.n_iter
     if selection == "greedy":
         n_iter = max(1, -(-out.n_moved // max(c, 1)))  # sweeps of c steps
@@ -857,4 +858,5 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
                             n_iter=n_iter, converged=out.converged,
                             skipped=np.zeros(c, bool), history=out.history,
                             n_evals=out.n_evals, n_projections=out.n_moved,
-                            dual_objective=dual_obj, max_violation=res.max_violation)
+                            dual_objective=dual_obj,
+                            max_violation=out.residuals.max_violation)
