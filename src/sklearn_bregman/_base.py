@@ -179,11 +179,17 @@ def check_pair_bounds(pairs, G, M0=None):
     length in ``G`` (the others are skipped by the engine), with their
     squared distances under the prior ``M0`` (``None``: the identity) as
     the initial ones.  Called by the sweep learners before the engine runs.
+
+    Returns
+    -------
+    skipped : ndarray of shape (n_constraints,), bool
+        The zero-length pairs, for the engine's ``skip`` (no second pass).
     """
     v2 = pair_sqdist(G, pairs.i, pairs.j)
-    active = np.flatnonzero(~zero_length_pairs(G, pairs.i, pairs.j, sqdist=v2))
+    skipped = zero_length_pairs(G, pairs.i, pairs.j, sqdist=v2)
     d0 = v2 if M0 is None else pair_sqdist(G, pairs.i, pairs.j, M0)
-    check_similar_bounds(pairs, active, d0)
+    check_similar_bounds(pairs, np.flatnonzero(~skipped), d0)
+    return skipped
 
 
 def check_similar_bounds(constraints, active, d0=None):

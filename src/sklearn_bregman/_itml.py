@@ -201,11 +201,11 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         check_factor_scale(X, type(self).__name__)  # (before np.cov can overflow)
         A0 = self._prior_metric(X)
         pairs = resolve_pair_constraints(self, y, constraints, X, A0, X.shape[0], rng)
-        check_pair_bounds(pairs, X, A0)
+        skipped = check_pair_bounds(pairs, X, A0)
         result = pair_projections(
             X, pairs, A0, slack=self.slack, order=self.order, tol=self.tol,
             max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
-            owner=type(self).__name__,
+            owner=type(self).__name__, skip=skipped,
         )
         self.prior_ = A0
         set_pair_fit_attributes(self, result, pairs)

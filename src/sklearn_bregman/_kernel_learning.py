@@ -29,7 +29,7 @@ from ._base import (
     resolve_pair_constraints,
     set_pair_fit_attributes,
 )
-from ._engine import pair_projections, zero_length_pairs
+from ._engine import pair_projections
 
 __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 
@@ -37,7 +37,8 @@ __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 class _BaseKernelLearner(FactorLearner):
     """Everything the pair kernel learners share but the divergence.
 
-    A subclass implements ``_learn(G0, pairs, rng) -> (ProjectionResult, M)``:
+    A subclass implements ``_learn(G0, pairs, skipped, rng) -> (ProjectionResult, M)``
+    (``skipped``: the zero-length pairs of G0):
     the engine's run and the r x r matrix M of the learned kernel
     G0 M G0' from the initial factor and the constraints.
     """
@@ -94,8 +95,8 @@ class _BaseKernelLearner(FactorLearner):
         rng = check_random_state(self.random_state)
         G0 = self._fit_factor(X, y)
         pairs = resolve_pair_constraints(self, y, constraints, G0, None, X.shape[0], rng)
-        check_pair_bounds(pairs, G0)
-        result, metric = self._learn(G0, pairs, rng)
+        skipped = check_pair_bounds(pairs, G0)
+        result, metric = self._learn(G0, pairs, skipped, rng)
         set_pair_fit_attributes(self, result, pairs, metric)
         self.embedding_ = G0 @ self.components_.T
         return self
@@ -240,12 +241,12 @@ class LogDetKernelLearner(_BaseKernelLearner):
     (2, 20)
     """
 
-    def _learn(self, G0, pairs, rng):
+    def _learn(self, G0, pairs, skipped, rng):
         # LogDet is invariant under congruence: any factor G0 with M0 = I.
         result = pair_projections(
             G0, pairs, np.eye(G0.shape[1]), divergence="logdet", slack=self.slack,
             order=self.order, tol=self.tol, max_iter=self.max_iter, random_state=rng,
-            verbose=self.verbose, owner=type(self).__name__,
+            verbose=self.verbose, owner=type(self).__name__, skip=skipped,
         )
         return result, result.state
 
@@ -292,14 +293,14 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     (2, 20)
     """
 
-    def _learn(self, G0, pairs, rng):
+    def _learn(self, G0, pairs, skipped, rng):
         U, s, Vt = orthonormal_basis(G0)
         result = pair_projections(
             U, pairs, np.diag(2.0 * np.log(s)), divergence="vonneumann",
             slack=self.slack, order=self.order, tol=self.tol, max_iter=self.max_iter,
             random_state=rng, verbose=self.verbose, owner=type(self).__name__,
             # duplicates are equal rows of G0, not quite of U (rounding of the SVD)
-            skip=zero_length_pairs(G0, pairs.i, pairs.j),
+            skip=skipped,
         )
         self.n_evals_ = result.n_evals
         return result, metric_from_log(result.state, s, Vt)

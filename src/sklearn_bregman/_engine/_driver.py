@@ -190,8 +190,9 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
         projects onto each constraint's equality at every visit, the mistake
         App. B describes; it exists to demonstrate it.
     skip : ndarray of shape (c,), bool, default=None
-        Zero-length pairs, if the caller knows them better than ``G`` does
-        (``G`` in an orthonormal basis carries the rounding of the change of
+        Zero-length pairs, if the caller has them already (the learners'
+        bound check finds them) or knows them better than ``G`` does (``G``
+        in an orthonormal basis carries the rounding of the change of
         basis); ``None``: :func:`zero_length_pairs` of ``G``.
 
     Returns
