@@ -18,7 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._tuples import TupleMetaEstimator
+from ._tuples import TupleMetaEstimator, unique_points
 from .constraints import PairConstraints
 
 __all__ = ["PairClassifier", "PairKFold"]
@@ -335,7 +335,7 @@ class PairKFold(BaseCrossValidator):
         shape = np.shape(pairs)
         if len(shape) == 3 and shape[1] == 2:
             P = np.asarray(pairs).reshape(shape[0] * 2, -1)
-            return np.unique(P, axis=0, return_inverse=True)[1].reshape(-1, 2)
+            return unique_points(P, 2)[1]
         if len(shape) == 2 and shape[1] == 2:
             return np.asarray(pairs)
         raise ValueError(

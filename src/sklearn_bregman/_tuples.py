@@ -13,7 +13,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.utils.validation import _is_arraylike_not_scalar, check_array, check_is_fitted
 
-__all__ = ["TupleMetaEstimator"]
+__all__ = ["TupleMetaEstimator", "unique_points"]
+
+
+def unique_points(P, t):
+    """The distinct rows of the points ``P`` (t n x n_features, the tuples'
+    points in order) and each tuple's rows among them, (n, t)."""
+    X, inverse = np.unique(P, axis=0, return_inverse=True)
+    return X, inverse.reshape(-1, t)
 
 
 class TupleMetaEstimator(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -93,8 +100,7 @@ class TupleMetaEstimator(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         t = self._size
         if self._kind(tuples) == "points":
-            X, inverse = np.unique(self._points(tuples), axis=0, return_inverse=True)
-            return X, inverse.reshape(-1, t)
+            return unique_points(self._points(tuples), t)
         idx = self._index_tuples(tuples)
         if len(idx) == 0:
             raise ValueError(f"{self._name}: no {self._name[:-1]} given.")
