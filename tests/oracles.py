@@ -247,3 +247,76 @@ def csi_reference(K, Y, m, kappa=0.99, delta=5, tol=0.0, center=True):
         if exact < tol:
             break
     return chosen, history
+
+
+def logdet_linear_sweep_reference(V, S, kind, bound, xi, nu, M, order, slack, rtol,
+                                  correction=True):
+    """One sweep of LogDet projections on general linear rows, dense (JMLR 2009
+    §6.2.2 with the quadratic slack penalty of SKLR eq. 20).
+
+    Row c is ``tr(M C) <= xi_c`` (``kind`` +1) or ``= xi_c`` (0) with
+    ``C = sum_k S[c, k] V[c, k] V[c, k]'``.  Every evaluation forms
+    ``(M^-1 + a C)^-1`` with ``numpy.linalg.inv``; the root of
+    ``tr(M(a) C) - a / gamma - xi_c`` comes from ``scipy.optimize.brentq`` on
+    the interval where ``M^-1 + a C`` stays positive definite.  Same
+    in-place semantics as the compiled ``logdet_linear_sweep``.
+    """
+    from scipy.optimize import brentq
+
+    inv_gamma = 0.0 if np.isinf(slack) else 1.0 / slack
+    n_satisfied = n_skipped = n_moved = 0
+    for c in order:
+        C = np.einsum("k,ki,kj->ij", S[c].astype(float), V[c], V[c])
+        if not np.any(C):
+            n_skipped += 1
+            continue
+        Minv = np.linalg.inv(M)
+        f0 = np.trace(M @ C)
+        ineq = kind[c] != 0
+        if (f0 - bound[c] <= rtol) if ineq else (abs(f0 - bound[c]) <= rtol):
+            n_satisfied += 1
+        if ineq and correction and nu[c] <= 0 and f0 <= xi[c]:
+            continue
+        # the domain of a: M^-1 + a C positive definite
+        eta = np.linalg.eigvals(M @ C).real
+        eta = eta[np.abs(eta) > 1e-13 * np.abs(eta).max()]
+        lo = -1.0 / eta.max() if eta.max() > 0 else -np.inf
+        hi = -1.0 / eta.min() if eta.min() < 0 else np.inf
+
+        def g(a, C=C, Minv=Minv, c=c):
+            return np.trace(np.linalg.solve(Minv + a * C, C)) - a * inv_gamma - xi[c]
+
+        def bracket(start, end):
+            # a finite point of the half-line/interval where g changes sign
+            if np.isfinite(end):
+                # approach the pole of f at `end` until g changes sign
+                k = 1
+                while np.sign(g(end - (end - start) * 0.5 ** k)) == np.sign(g(start)):
+                    k += 1
+                return end - (end - start) * 0.5 ** k
+            step = np.sign(end)
+            while np.sign(g(start + step)) == np.sign(g(start)):
+                step *= 2.0
+            return start + step
+
+        g0 = g(0.0)
+        if g0 > 0:
+            a = brentq(g, 0.0, bracket(0.0, hi), xtol=1e-300, rtol=1e-15, maxiter=500)
+        elif g0 < 0:
+            if ineq and correction and -nu[c] > lo and g(-nu[c]) <= 0:
+                a = -nu[c]
+            else:
+                a = brentq(g, bracket(0.0, lo), 0.0, xtol=1e-300, rtol=1e-15,
+                           maxiter=500)
+        else:
+            a = 0.0
+        if ineq and correction:
+            a = max(a, -nu[c])
+        if a == 0.0:
+            continue
+        M[...] = np.linalg.inv(Minv + a * C)
+        M[...] = 0.5 * (M + M.T)
+        nu[c] += a
+        xi[c] += a * inv_gamma
+        n_moved += 1
+    return n_satisfied, n_skipped, n_moved

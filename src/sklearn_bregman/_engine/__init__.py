@@ -4,14 +4,15 @@ This package's interface is the only door into the engine: estimator and
 factor modules import from ``sklearn_bregman._engine``, never from its
 submodules.
 
-``_logdet.pyx``, ``_vonneumann.pyx``, ``_definiteboost.pyx`` and ``_sklr.pyx``
-hold the compiled sweeps (every projection of one pass over the constraints,
-in C; vector kernels in the ``.h`` files), ``_csi.pyx`` the compiled steps of
-Cholesky with side information (``_testing.pyx`` exposes compiled internals
-to the tests only and is not exported here); :mod:`._driver` runs sweeps until the dual
-variables stop moving and the optimality (KKT) conditions hold, and guards
-the state.  See ARCHITECTURE.md, layer 3, and README.md, "What a fit
-promises".
+``_logdet.pyx``, ``_vonneumann.pyx``, ``_definiteboost.pyx``, ``_sklr.pyx``,
+``_linear.pyx`` and ``_vn_linear.pyx`` hold the compiled sweeps (every
+projection of one pass over the constraints, in C; vector kernels in the
+``.h`` files), ``_csi.pyx`` the compiled steps of Cholesky with side
+information (``_testing.pyx`` exposes compiled internals to the tests only
+and is not exported here); :mod:`._linear_rows` sets up the sweeps on
+general linear rows; :mod:`._driver` runs sweeps until the dual variables
+stop moving and the optimality (KKT) conditions hold, and guards the state.
+See ARCHITECTURE.md, layer 3, and README.md, "What a fit promises".
 """
 
 from ._csi import (
@@ -36,12 +37,15 @@ from ._driver import (
     warn_zero_length,
     zero_length_pairs,
 )
+from ._linear_rows import LinearRows, linear_projections, row_values
 
 __all__ = [
     "ZERO_LENGTH_RTOL",
+    "LinearRows",
     "ProjectionResult",
     "cholesky_append",
     "definiteboost",
+    "linear_projections",
     "estimated_gains",
     "lookahead_added",
     "lookahead_chosen",
@@ -53,6 +57,7 @@ __all__ = [
     "qr_append",
     "relative_gap",
     "renormalise_log_trace",
+    "row_values",
     "triplet_projections",
     "warn_zero_length",
     "zero_length_pairs",
