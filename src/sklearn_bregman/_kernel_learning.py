@@ -15,10 +15,14 @@ r x r: memory O(n r), O(r^2) per projection.  New points are mapped by the
 same linear map (Section 6.1): transform(x) = phi0(x) R with M = R R'.
 """
 
+import warnings
+from numbers import Real
+
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import column_or_1d, validate_data
 
 from ._base import (
     SWEEP_PARAMETERS,
@@ -29,7 +33,15 @@ from ._base import (
     resolve_pair_constraints,
     set_pair_fit_attributes,
 )
-from ._engine import pair_projections
+from ._engine import linear_projections, pair_projections
+from ._rows import ROW_KINDS, as_constraint_list, build_rows, check_row_indices
+from .constraints import (
+    PairConstraints,
+    RelativeConstraints,
+    TripletConstraints,
+    _triplets_from_labels,
+    check_triplets,
+)
 
 __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 
@@ -40,15 +52,24 @@ class _BaseKernelLearner(FactorLearner):
     A subclass implements ``_learn(G0, pairs, skipped, rng) -> (ProjectionResult, M)``
     (``skipped``: the zero-length pairs of G0):
     the engine's run and the r x r matrix M of the learned kernel
-    G0 M G0' from the initial factor and the constraints.
+    G0 M G0' from the initial factor and the constraints, and
+    ``_learn_rows(G0, constraint_list, rng) -> (ProjectionResult, M, rows)``
+    for the other kinds (JMLR 2009, Section 6.2.2), run on general linear
+    rows.
     """
 
-    _parameter_constraints = {**FactorLearner._parameter_constraints, **SWEEP_PARAMETERS}
+    _parameter_constraints = {
+        **FactorLearner._parameter_constraints,
+        **SWEEP_PARAMETERS,
+        "label_constraints": [StrOptions({"pairs", "relative"})],
+        "ratio": [Interval(Real, 0, None, closed="neither")],
+    }
 
     def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
                  kernel_params=None, rank=None, factor_tol=1e-6, low_rank="cholesky",
                  slack=1.0,
                  n_constraints=None, bounds="relative", epsilon=0.25, unlabeled=-1,
+                 label_constraints="pairs", ratio=2.0,
                  order="random", tol=1e-3, max_iter=1000, random_state=None, verbose=0):
         self.kernel = kernel
         self.gamma = gamma
@@ -63,6 +84,8 @@ class _BaseKernelLearner(FactorLearner):
         self.bounds = bounds
         self.epsilon = epsilon
         self.unlabeled = unlabeled
+        self.label_constraints = label_constraints
+        self.ratio = ratio
         self.order = order
         self.tol = tol
         self.max_iter = max_iter
@@ -70,8 +93,8 @@ class _BaseKernelLearner(FactorLearner):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, constraints=None):
-        """Learn the kernel from labels ``y`` or from pair ``constraints``.
+    def fit(self, X, y=None, constraints=None, triplets=None):
+        """Learn the kernel from labels ``y`` or from ``constraints``.
 
         Parameters
         ----------
@@ -79,13 +102,27 @@ class _BaseKernelLearner(FactorLearner):
             Training data, or the training kernel matrix when
             ``kernel='precomputed'``.
         y : array-like of shape (n_samples,), default=None
-            Class labels; pairs are drawn from them when ``constraints`` is
-            None.  Samples labelled ``unlabeled`` are embedded but take part
-            in no constraint.
-        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), \
-                default=None
+            Class labels; constraints are drawn from them
+            (``label_constraints``) when neither ``constraints`` nor
+            ``triplets`` is given.  Samples labelled ``unlabeled`` are
+            embedded but take part in no constraint.
+        constraints : constraint container, list of them, or array-like of \
+shape (n_constraints, 3 or 4), default=None
             Pairs ``i, j, sign[, bound]`` over the rows of ``X`` (sign +1:
-            similar, -1: dissimilar).  When given, ``y`` is not used.
+            similar, -1: dissimilar) as a
+            :class:`~sklearn_bregman.constraints.PairConstraints` or an
+            array; or any of
+            :class:`~sklearn_bregman.constraints.RelativeConstraints`,
+            :class:`~sklearn_bregman.constraints.SimilarityConstraints`,
+            :class:`~sklearn_bregman.constraints.LinearConstraints`,
+            :class:`~sklearn_bregman.constraints.TripletConstraints`, or a
+            list of several kinds at once.  When given, ``y`` is not used
+            for constraints.
+        triplets : array-like of shape (n_triplets, 3), default=None
+            Outlier triplets ``(i, j | k)``: each gives the relative rows
+            ``ratio d(i, j) <= d(i, k)`` and ``ratio d(j, i) <= d(j, k)``
+            (added to ``constraints``; the interface of
+            :class:`~sklearn_bregman.TripletClassifier`).
 
         Returns
         -------
@@ -94,12 +131,60 @@ class _BaseKernelLearner(FactorLearner):
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         rng = check_random_state(self.random_state)
         G0 = self._fit_factor(X, y)
-        pairs = resolve_pair_constraints(self, y, constraints, G0, None, X.shape[0], rng)
-        skipped = check_pair_bounds(pairs, G0)
-        result, metric = self._learn(G0, pairs, skipped, rng)
-        set_pair_fit_attributes(self, result, pairs, metric)
+        n = X.shape[0]
+        con_list = None if constraints is None else as_constraint_list(constraints)
+        if triplets is not None:
+            t = TripletConstraints._from_valid(check_triplets(triplets, n),
+                                               np.empty((0, 3), np.intp))
+            con_list = [t] if constraints is None else (
+                (con_list or [constraints]) + [t])
+        elif constraints is None and y is not None and self.label_constraints == "relative":
+            y = column_or_1d(y, warn=True)
+            if y.shape[0] != n:
+                raise ValueError(f"y has {len(y)} entries but X has {n} samples.")
+            t = _triplets_from_labels(y, self.n_constraints, unlabeled=self.unlabeled,
+                                      random_state=rng, stacklevel=4)
+            con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
+                                            ratio=self.ratio)]
+        if con_list is None or all(isinstance(c, PairConstraints) for c in con_list) \
+                and len(con_list) == 1:
+            pairs = resolve_pair_constraints(self, y, constraints, G0, None, n, rng)
+            skipped = check_pair_bounds(pairs, G0)
+            result, metric = self._learn(G0, pairs, skipped, rng)
+            set_pair_fit_attributes(self, result, pairs, metric)
+        else:
+            # pairs among other kinds get their bounds as on their own
+            con_list = [resolve_pair_constraints(self, None, c, G0, None, n, rng)
+                        if not isinstance(c, ROW_KINDS) else c for c in con_list]
+            check_row_indices(con_list, n)
+            result, metric, rows = self._learn_rows(G0, con_list, rng)
+            set_pair_fit_attributes(self, result, con_list, metric)
+            # duals of the user's rows: unscaled, in their own sense
+            self.dual_coef_ = result.dual * rows.flip / rows.scale
         self.embedding_ = G0 @ self.components_.T
         return self
+
+    def _run_rows(self, B, X0, state0, con_list, rng, divergence):
+        rows, _ = build_rows(con_list, B, X0, triplet_ratio=self.ratio)
+        if rows.skipped.any():
+            warnings.warn(
+                f"{type(self).__name__}: {int(rows.skipped.sum())} of {len(rows)} "
+                "constraints are zero in the initial kernel's range (e.g. they join "
+                "identical points): no learned kernel moves them; they are skipped.",
+                UserWarning, stacklevel=4,
+            )
+        result = linear_projections(
+            rows, state0, divergence=divergence, slack=self.slack, order=self.order,
+            tol=self.tol, max_iter=self.max_iter, random_state=rng,
+            verbose=self.verbose, owner=type(self).__name__, advice=_ROWS_ADVICE,
+        )
+        return result, rows
+
+
+#: Advice of the warning when hard rows stay violated.
+_ROWS_ADVICE = ("the hard constraints (slack=inf) may be infeasible together in the "
+                "initial kernel's range. Use a finite slack, fewer constraints, or "
+                "smaller margins and ratios")
 
 
 class LogDetKernelLearner(_BaseKernelLearner):
@@ -250,6 +335,11 @@ class LogDetKernelLearner(_BaseKernelLearner):
         )
         return result, result.state
 
+    def _learn_rows(self, G0, con_list, rng):
+        r = G0.shape[1]
+        result, rows = self._run_rows(G0, np.eye(r), np.eye(r), con_list, rng, "logdet")
+        return result, result.state, rows
+
 
 class VonNeumannKernelLearner(_BaseKernelLearner):
     r"""Low-rank kernel learned with the von Neumann divergence (JMLR 2009, Alg. 3).
@@ -304,3 +394,10 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         )
         self.n_evals_ = result.n_evals
         return result, metric_from_log(result.state, s, Vt)
+
+    def _learn_rows(self, G0, con_list, rng):
+        U, s, Vt = orthonormal_basis(G0)
+        result, rows = self._run_rows(U, np.diag(s ** 2), np.diag(2.0 * np.log(s)),
+                                      con_list, rng, "vonneumann")
+        self.n_evals_ = result.n_evals
+        return result, metric_from_log(result.state, s, Vt), rows

@@ -20,7 +20,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 __all__ = [
+    "LinearConstraints",
     "PairConstraints",
+    "RelativeConstraints",
+    "SimilarityConstraints",
     "TripletConstraints",
     "check_pairs",
     "check_triplet_constraints",
@@ -29,6 +32,7 @@ __all__ = [
     "pair_sqdist",
     "pairs_from_labels",
     "percentile_bounds",
+    "relative_from_labels",
     "set_pair_bounds",
     "triplets_from_labels",
 ]
@@ -1336,3 +1340,383 @@ def _equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
     if got.shape[0] == 0:
         raise ValueError("No equal triplet could be drawn from these labels.")
     return np.ascontiguousarray(got[rng.permutation(got.shape[0])])
+
+
+# --------------------------------------------------------------------------
+# Linear constraints beyond pairs (JMLR 2009, Section 6.2.2)
+# --------------------------------------------------------------------------
+
+#: ``sense`` of a row of the kinds below: the value at most the bound (+1),
+#: at least the bound (-1), or equal to it (0).
+SENSES = {1: "<=", -1: ">=", 0: "=="}
+
+
+def _as_reals(arr, field, owner, *, low=-np.inf, low_closed=True):
+    """A float64 field of finite numbers (above ``low``), or an error naming it."""
+    where = _where(owner, field)
+    if arr.dtype.kind == "b" or (arr.dtype.kind == "O" and _first_bad_object(arr) is not None):
+        raise TypeError(f"{where} must hold numbers.")
+    if arr.dtype.kind not in "iufO":
+        raise TypeError(f"{where} must hold numbers; got an array of dtype {arr.dtype}.")
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(out) | ((out < low) if low_closed else (out <= low))
+    if bad.any():
+        k = np.flatnonzero(bad)[0]
+        what = "finite numbers" if low == -np.inf else (
+            f"finite numbers {'>=' if low_closed else '>'} {low:g}")
+        raise ValueError(f"{where} must hold {what}; row {k} has {out[k]!r}.")
+    return out
+
+
+def _as_sense(arr, owner):
+    """``sense`` as int8 in {+1, -1, 0}, or an error naming the first bad row."""
+    where = _where(owner, "sense")
+    msg = f"{where} must be +1 (<= bound), -1 (>= bound) or 0 (== bound)"
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iufO":
+        raise TypeError(f"{msg}; got an array of dtype {arr.dtype}.")
+    if arr.dtype.kind == "O" and _first_bad_object(arr) is not None:
+        raise TypeError(f"{msg}; got {arr[_first_bad_object(arr)]!r}.")
+    vals = arr.astype(np.float64)
+    ok = (vals == 1) | (vals == -1) | (vals == 0)
+    if not ok.all():
+        k = np.flatnonzero(~ok)[0]
+        raise ValueError(f"{msg}; row {k} has {_plain(arr[k])!r}.")
+    return np.ascontiguousarray(vals.astype(np.int8))
+
+
+def _fields(owner, **fields):
+    """1-D fields of one length (scalars broadcast), or an error naming them."""
+    arrs = {name: _as_field(v, name, owner) for name, v in fields.items()}
+    n = max(a.shape[0] for a in arrs.values())
+    for name, a in arrs.items():
+        if a.shape[0] == 1 and n != 1:
+            arrs[name] = np.repeat(a, n)
+        elif a.shape[0] != n:
+            lengths = ", ".join(f"{k}: {v.shape[0]}" for k, v in arrs.items())
+            raise ValueError(
+                f"{owner}: {', '.join(arrs)} must have one entry per constraint (or "
+                f"one for all); got {lengths}."
+            )
+    return arrs
+
+
+def _same_row(k):
+    return k
+
+
+class RelativeConstraints:
+    """Relative distance comparisons of two pairs (JMLR 2009, Section 6.2.2).
+
+    Row ``c`` asks the pair ``(i, j)`` to be closer than the pair ``(k, l)``
+    in the learned squared distance ``d``::
+
+        ratio * d(i, j) - d(k, l) <= -margin          (equality=False)
+        ratio * d(i, j) - d(k, l)  = -margin          (equality=True)
+
+    ``k == i`` gives the three-point form "``j`` is closer to ``i`` than
+    ``l`` is" (an outlier triplet of SKLR with ``ratio = gamma^2``).  In the
+    factor's coordinates the constraint matrix is
+    ``ratio u u' - w w'`` (``u = g_i - g_j``, ``w = g_k - g_l``): rank two and
+    indefinite, projected in O(r^2).
+
+    The constructor validates its input and raises a ValueError or
+    TypeError naming the field and the first bad row; whether the indices
+    lie below the number of training points is checked when the
+    constraints are used in a fit.
+
+    Parameters
+    ----------
+    i, j, k, l : array-like of shape (n_constraints,)
+        Sample indices of the closer pair ``(i, j)`` and the farther pair
+        ``(k, l)``; ``i != j``, ``k != l`` and the pairs differ.
+    margin : float or array-like of shape (n_constraints,), default=0.0
+        Additive margin in squared-distance units (any finite number).
+    ratio : float or array-like of shape (n_constraints,), default=1.0
+        Multiplicative margin (> 0): a scale-free way to ask for a gap.
+    equality : bool or array-like of shape (n_constraints,), default=False
+        Rows that must hold with equality (a two-sided bound).
+
+    Attributes
+    ----------
+    i, j, k, l : ndarray of dtype intp
+    margin, ratio : ndarray of dtype float64
+    equality : ndarray of dtype bool
+
+    Examples
+    --------
+    >>> from sklearn_bregman.constraints import RelativeConstraints
+    >>> rc = RelativeConstraints([0, 1], [1, 2], [0, 1], [3, 4], ratio=2.0)
+    >>> len(rc), rc
+    (2, RelativeConstraints(n_constraints=2, n_equality=0))
+    """
+
+    def __init__(self, i, j, k, l, *, margin=0.0, ratio=1.0, equality=False):  # noqa: E741
+        owner = "RelativeConstraints"
+        f = _fields(owner, i=i, j=j, k=k, l=l, margin=margin, ratio=ratio,
+                    equality=equality)
+        for name in ("i", "j", "k", "l"):
+            setattr(self, name, np.ascontiguousarray(
+                _as_indices(f[name], name, owner, _same_row)))
+        self.margin = _as_reals(f["margin"], "margin", owner)
+        self.ratio = _as_reals(f["ratio"], "ratio", owner, low=0.0, low_closed=False)
+        eq = f["equality"]
+        if eq.dtype.kind != "b":
+            raise TypeError(f"{owner}: equality must hold booleans; got dtype {eq.dtype}.")
+        self.equality = np.ascontiguousarray(eq)
+        for a, b in (("i", "j"), ("k", "l")):
+            bad = np.flatnonzero(getattr(self, a) == getattr(self, b))
+            if bad.size:
+                raise ValueError(f"{owner}: row {bad[0]} has {a} == {b} (a pair joins a "
+                                 "point to itself).")
+        same = (((self.i == self.k) & (self.j == self.l))
+                | ((self.i == self.l) & (self.j == self.k)))
+        if same.any():
+            raise ValueError(f"{owner}: row {np.flatnonzero(same)[0]} compares a pair "
+                             "with itself.")
+
+    @classmethod
+    def from_triplets(cls, triplets, *, ratio=1.0):
+        """The rows of outlier (and equality) triplets.
+
+        An outlier triplet ``(i, j | k)`` gives ``ratio d(i, j) <= d(i, k)`` and
+        ``ratio d(j, i) <= d(j, k)``; an equality triplet the three equality
+        rows of SKLR (eq. 1-3, ``ratio = gamma^2``).
+
+        Parameters
+        ----------
+        triplets : TripletConstraints or array-like of shape (m, 3)
+            Outlier triplets (rows ``i, j, k`` with ``k`` the odd one out),
+            or a :class:`TripletConstraints` with outlier and equal triplets.
+        ratio : float, default=1.0
+            Multiplicative margin of the outlier rows.
+
+        Returns
+        -------
+        RelativeConstraints
+        """
+        if not isinstance(triplets, TripletConstraints):
+            triplets = TripletConstraints(outlier=triplets)
+        ratio = float(ratio)
+        if not (np.isfinite(ratio) and ratio > 0):
+            raise ValueError(f"ratio must be a finite number > 0; got {ratio!r}.")
+        a, b, c, kind, gamma2, _ = triplets.rows(np.sqrt(ratio))
+        return cls(a, b, a, c, ratio=gamma2, equality=kind == EQUALITY)
+
+    def __len__(self):
+        return self.i.shape[0]
+
+    def __repr__(self):
+        return (f"RelativeConstraints(n_constraints={len(self)}, "
+                f"n_equality={int(np.count_nonzero(self.equality))})")
+
+
+
+class SimilarityConstraints:
+    """Bounds on entries of the learned kernel (JMLR 2009, Section 6.2.2).
+
+    Row ``c`` reads ``K(i, j) <= bound`` (``sense`` +1), ``K(i, j) >= bound``
+    (-1) or ``K(i, j) = bound`` (0); ``i == j`` bounds a diagonal entry (a
+    squared norm).  The constraint matrix ``(e_i e_j' + e_j e_i') / 2`` is
+    rank two and indefinite in the factor's coordinates (rank one on the
+    diagonal).
+
+    Parameters
+    ----------
+    i, j : array-like of shape (n_constraints,)
+        Sample indices (``i == j`` allowed).
+    sense : array-like of shape (n_constraints,)
+        +1, -1 or 0 as above.
+    bound : array-like of shape (n_constraints,)
+        Finite numbers (a diagonal entry bounded from above needs a bound
+        > 0, or no PSD kernel of full rank meets it).
+
+    Attributes
+    ----------
+    i, j : ndarray of dtype intp
+    sense : ndarray of dtype int8
+    bound : ndarray of dtype float64
+
+    Examples
+    --------
+    >>> from sklearn_bregman.constraints import SimilarityConstraints
+    >>> SimilarityConstraints([0, 2], [1, 2], [-1, 0], [0.5, 1.0])
+    SimilarityConstraints(n_constraints=2, n_equality=1)
+    """
+
+    def __init__(self, i, j, sense, bound):
+        owner = "SimilarityConstraints"
+        f = _fields(owner, i=i, j=j, sense=sense, bound=bound)
+        self.i = np.ascontiguousarray(_as_indices(f["i"], "i", owner, _same_row))
+        self.j = np.ascontiguousarray(_as_indices(f["j"], "j", owner, _same_row))
+        self.sense = _as_sense(f["sense"], owner)
+        self.bound = _as_reals(f["bound"], "bound", owner)
+        bad = np.flatnonzero((self.i == self.j) & (self.sense == 1) & (self.bound <= 0))
+        if bad.size:
+            raise ValueError(
+                f"{owner}: row {bad[0]} asks K({self.i[bad[0]]}, {self.i[bad[0]]}) <= "
+                f"{self.bound[bad[0]]:g}; a diagonal entry of a positive definite "
+                "kernel is positive."
+            )
+
+    def __len__(self):
+        return self.i.shape[0]
+
+    def __repr__(self):
+        return (f"SimilarityConstraints(n_constraints={len(self)}, "
+                f"n_equality={int(np.count_nonzero(self.sense == 0))})")
+
+
+
+class LinearConstraints:
+    """General linear constraints ``tr(K A_c) <= b_c`` on the learned kernel.
+
+    JMLR 2009, Section 6.2.2.  Each ``A_c`` is an n x n matrix (n the number
+    of training points) given as a scipy sparse matrix, a dense array, or a
+    low-rank symmetric factorisation ``(Z, s)`` meaning ``Z diag(s) Z'``
+    (``Z`` of shape (n, q)); only its symmetric part counts.  In the
+    factor's coordinates it becomes ``G0' A_c G0`` (r x r), formed once per
+    fit in O(nnz(A) r + n r^2) (sparse) or O(n q r) (factored); each
+    projection then costs O(q_c r^2) with ``q_c <= r`` the rank of that
+    matrix.
+
+    Parameters
+    ----------
+    matrices : list of sparse matrix, ndarray or (Z, s) tuple
+        The ``A_c``.
+    bound : array-like of shape (n_constraints,)
+        Finite numbers ``b_c``.
+    sense : int or array-like of shape (n_constraints,), default=1
+        +1: ``tr(K A) <= b``; -1: ``>=``; 0: ``==``.
+
+    Attributes
+    ----------
+    matrices : list
+    bound : ndarray of dtype float64
+    sense : ndarray of dtype int8
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_bregman.constraints import LinearConstraints
+    >>> ones = np.ones((5, 1))
+    >>> LinearConstraints([(ones, [1.0])], [2.0], sense=-1)  # sum of K >= 2
+    LinearConstraints(n_constraints=1, n_equality=0)
+    """
+
+    def __init__(self, matrices, bound, sense=1):
+        owner = "LinearConstraints"
+        if isinstance(matrices, (np.ndarray, tuple)) or not hasattr(matrices, "__len__"):
+            matrices = [matrices] if isinstance(matrices, tuple) else matrices
+        if isinstance(matrices, np.ndarray) and matrices.ndim == 2:
+            matrices = [matrices]
+        matrices = list(matrices)
+        f = _fields(owner, bound=bound, sense=sense)
+        if f["bound"].shape[0] == 1 and len(matrices) != 1:
+            f = _fields(owner, bound=np.repeat(f["bound"], len(matrices)),
+                        sense=f["sense"] if f["sense"].shape[0] != 1
+                        else np.repeat(f["sense"], len(matrices)))
+        if f["bound"].shape[0] != len(matrices):
+            raise ValueError(f"{owner}: {len(matrices)} matrices but "
+                             f"{f['bound'].shape[0]} bounds.")
+        self.bound = _as_reals(f["bound"], "bound", owner)
+        self.sense = _as_sense(f["sense"], owner)
+        self.matrices = [_check_linear_matrix(A, c, owner) for c, A in enumerate(matrices)]
+
+    def __len__(self):
+        return len(self.matrices)
+
+    def __repr__(self):
+        return (f"LinearConstraints(n_constraints={len(self)}, "
+                f"n_equality={int(np.count_nonzero(self.sense == 0))})")
+
+    def n_rows(self):
+        """The size n the matrices act on (the training set), or None if empty."""
+        if not self.matrices:
+            return None
+        A = self.matrices[0]
+        return A[0].shape[0] if isinstance(A, tuple) else A.shape[0]
+
+
+def _check_linear_matrix(A, c, owner):
+    """One ``A_c``: a square sparse matrix or array, or ``(Z, s)``."""
+    import scipy.sparse as sp
+
+    where = f"{owner}: matrix {c}"
+    if isinstance(A, tuple):
+        if len(A) != 2:
+            raise ValueError(f"{where} must be (Z, s) for Z diag(s) Z'; got a tuple of "
+                             f"{len(A)}.")
+        Z = np.asarray(A[0], dtype=np.float64)
+        if Z.ndim == 1:
+            Z = Z[:, None]
+        s = np.atleast_1d(np.asarray(A[1], dtype=np.float64))
+        if Z.ndim != 2 or s.ndim != 1 or s.shape[0] != Z.shape[1]:
+            raise ValueError(f"{where}: Z must be (n, q) and s (q,); got shapes {Z.shape} "
+                             f"and {s.shape}.")
+        if not (np.isfinite(Z).all() and np.isfinite(s).all()):
+            raise ValueError(f"{where} contains NaN or infinity.")
+        return (np.ascontiguousarray(Z), s)
+    if sp.issparse(A):
+        A = sp.csr_matrix(A, dtype=np.float64)
+        data = A.data
+    else:
+        A = np.asarray(A, dtype=np.float64)
+        data = A
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{where} must be square (n x n); got shape {A.shape}.")
+    if not np.isfinite(data).all():
+        raise ValueError(f"{where} contains NaN or infinity.")
+    return A
+
+
+@validate_params(
+    {
+        "y": ["array-like"],
+        "n_constraints": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "ratio": [Interval(numbers.Real, 0, None, closed="neither")],
+        "margin": [numbers.Real],
+        "unlabeled": [numbers.Integral, str, None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def relative_from_labels(y, n_constraints=None, *, ratio=1.0, margin=0.0, unlabeled=-1,
+                         random_state=None):
+    """Relative constraints from class labels: a point is closer to its class.
+
+    Each row takes two points ``i, j`` of one class and a point ``k`` of
+    another and asks ``ratio * d(i, j) <= d(i, k) - margin`` (JMLR 2009,
+    Section 6.2.2: relative comparison constraints; the triplets are those
+    of :func:`triplets_from_labels`).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels; samples labelled ``unlabeled`` take part in no row.
+    n_constraints : int, default=None
+        Number of rows; ``None``: 40 c^2 for c classes (as the pairs).
+    ratio : float, default=1.0
+        Multiplicative margin (> 0).
+    margin : float, default=0.0
+        Additive margin, in squared-distance units.
+    unlabeled : int, str or None, default=-1
+    random_state : int, RandomState instance or None, default=None
+
+    Returns
+    -------
+    RelativeConstraints
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_bregman.constraints import relative_from_labels
+    >>> y = np.repeat([0, 1, 2], 10)
+    >>> rc = relative_from_labels(y, 50, ratio=2.0, random_state=0)
+    >>> len(rc), bool(np.all((y[rc.i] == y[rc.j]) & (y[rc.i] != y[rc.l])))
+    (50, True)
+    """
+    t = _triplets_from_labels(y, n_constraints, unlabeled=unlabeled,
+                              random_state=random_state, stacklevel=5)
+    return RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2], ratio=ratio,
+                               margin=margin)

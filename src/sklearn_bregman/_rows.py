@@ -1,0 +1,204 @@
+"""Constraint containers as rows of the engine (JMLR 2009, Section 6.2.2).
+
+The kernel learners hold the learned kernel as ``K = B X B'`` with ``B`` the
+rows of the training points in the engine's coordinates (the initial factor
+G0 for LogDet, the orthonormal basis U for von Neumann) and ``X`` r x r.  A
+linear constraint ``tr(K A) <= b`` then reads ``tr(X B' A B) <= b``; this
+module writes ``B' A B`` of every kind as ``sum_k s_k v_k v_k'`` with signs
+``s_k = +-1`` (what the compiled sweeps take):
+
+================================  ========================================  ====
+kind                              vectors ``v_k`` (sign)                     rank
+================================  ========================================  ====
+pair ``d(i, j)``                  ``b_i - b_j`` (+1)                         1
+relative ``ratio d(i,j) - d(k,l)``  ``sqrt(ratio) (b_i - b_j)`` (+1),          2
+                                  ``b_k - b_l`` (-1)
+kernel entry ``K(i, j)``, i != j  ``(b_i + b_j) / 2`` (+1),                  2
+                                  ``(b_i - b_j) / 2`` (-1)
+kernel entry ``K(i, i)``          ``b_i`` (+1)                               1
+general ``tr(K A)``               eigenvectors of ``B' A B`` times the       <= r
+                                  square roots of |eigenvalues| (signs)
+================================  ========================================  ====
+
+A row of sense ``>=`` is negated, and every row is divided by its size at
+the start, ``sum_k |s_k| v_k' X0 v_k`` (so one ``tol`` and one ``slack``
+serve rows of any scale: relative constraints with no margin have bound 0).
+"""
+
+import numpy as np
+from scipy import linalg
+
+from ._engine import ZERO_LENGTH_RTOL, LinearRows, max_squared_norm
+from .constraints import (
+    LinearConstraints,
+    PairConstraints,
+    RelativeConstraints,
+    SimilarityConstraints,
+    TripletConstraints,
+)
+
+#: The kinds a kernel learner takes besides pairs.
+ROW_KINDS = (RelativeConstraints, SimilarityConstraints, LinearConstraints,
+             TripletConstraints)
+#: Eigenvalues of B' A B below this share of the largest are dropped.
+EIG_RTOL = 1e-12
+
+
+def _pair_part(pc, B):
+    V = (B[pc.i] - B[pc.j])[:, None, :]
+    S = pc.sign.astype(np.int8)[:, None]
+    # sign -1 (d >= b) is -d <= -b: S = -1 already negates d
+    return V, S, np.ones(len(pc), np.int8), pc.sign * pc.bound, pc.sign.astype(float)
+
+
+def _relative_part(rc, B):
+    V = np.stack([np.sqrt(rc.ratio)[:, None] * (B[rc.i] - B[rc.j]), B[rc.k] - B[rc.l]],
+                 axis=1)
+    S = np.tile(np.array([1, -1], np.int8), (len(rc), 1))
+    kind = np.where(rc.equality, 0, 1).astype(np.int8)
+    return V, S, kind, -rc.margin, np.ones(len(rc))
+
+
+def _similarity_part(sc, B):
+    bi, bj = B[sc.i], B[sc.j]
+    diag = sc.i == sc.j
+    V = np.stack([0.5 * (bi + bj), 0.5 * (bi - bj)], axis=1)
+    V[diag, 0] = bi[diag]
+    V[diag, 1] = 0.0
+    flip = np.where(sc.sense < 0, -1.0, 1.0)
+    S = (np.array([1, -1], np.int8)[None, :] * flip[:, None]).astype(np.int8)
+    S[diag, 1] = 0
+    kind = np.where(sc.sense == 0, 0, 1).astype(np.int8)
+    return V, S, kind, flip * sc.bound, flip
+
+
+def _linear_part(lc, B, n):
+    r = B.shape[1]
+    parts = []
+    for c, A in enumerate(lc.matrices):
+        if isinstance(A, tuple):
+            Z, s = A
+            if Z.shape[0] != n:
+                raise ValueError(f"constraints: LinearConstraints matrix {c} has "
+                                 f"{Z.shape[0]} rows; the training set has {n} samples.")
+            Y = B.T @ Z
+            C = (Y * s) @ Y.T
+        else:
+            if A.shape[0] != n:
+                raise ValueError(f"constraints: LinearConstraints matrix {c} is "
+                                 f"{A.shape[0]} x {A.shape[0]}; the training set has "
+                                 f"{n} samples.")
+            C = B.T @ np.asarray(A @ B)
+        C = 0.5 * (C + C.T)
+        w, E = linalg.eigh(C)
+        keep = np.abs(w) > EIG_RTOL * np.abs(w).max(initial=0.0)
+        parts.append((E[:, keep] * np.sqrt(np.abs(w[keep]))).T
+                     if keep.any() else np.zeros((0, r)))
+        parts[-1] = (parts[-1], np.sign(w[keep]).astype(np.int8))
+    q = max([p[0].shape[0] for p in parts] + [1])
+    V = np.zeros((len(lc), q, r))
+    S = np.zeros((len(lc), q), np.int8)
+    for c, (Vc, Sc) in enumerate(parts):
+        V[c, :Vc.shape[0]] = Vc
+        S[c, :Sc.shape[0]] = Sc
+    flip = np.where(lc.sense < 0, -1.0, 1.0)
+    S = (S * flip[:, None]).astype(np.int8)
+    kind = np.where(lc.sense == 0, 0, 1).astype(np.int8)
+    return V, S, kind, flip * lc.bound, flip
+
+
+def as_constraint_list(constraints):
+    """A list of containers from one container or a list/tuple of them
+    (``None`` when ``constraints`` is something else, e.g. pairs as an
+    array or an ``(i, j, sign)`` tuple)."""
+    kinds = ROW_KINDS + (PairConstraints,)
+    if isinstance(constraints, kinds):
+        return [constraints]
+    if isinstance(constraints, (list, tuple)) and constraints and all(
+            isinstance(c, kinds) for c in constraints):
+        return list(constraints)
+    return None
+
+
+def check_row_indices(constraint_list, n_samples):
+    """Every sample index of the containers below ``n_samples``, or a
+    ValueError naming the parameter, the kind and the row."""
+    for con in constraint_list:
+        if isinstance(con, TripletConstraints):
+            fields = {"outlier": con.outlier, "equal": con.equal}
+        elif isinstance(con, RelativeConstraints):
+            fields = {"i": con.i, "j": con.j, "k": con.k, "l": con.l}
+        elif isinstance(con, (SimilarityConstraints, PairConstraints)):
+            fields = {"i": con.i, "j": con.j}
+        else:
+            continue
+        for name, idx in fields.items():
+            out = idx >= n_samples
+            bad = np.flatnonzero(out.any(axis=1) if out.ndim == 2 else out)
+            if bad.size:
+                raise ValueError(
+                    f"constraints: {type(con).__name__} index out of range in row "
+                    f"{bad[0]} ({name}={idx[bad[0]]}); indices must lie in "
+                    f"[0, {n_samples - 1}] for {n_samples} samples."
+                )
+
+
+def build_rows(constraint_list, B, X0, *, triplet_ratio=1.0):
+    """The engine's rows of a list of containers.
+
+    Parameters
+    ----------
+    constraint_list : list
+        Containers of the kinds in :data:`ROW_KINDS` and ``PairConstraints``
+        (with bounds set).  Triplets become relative rows with ratio
+        ``triplet_ratio`` (:meth:`RelativeConstraints.from_triplets`).
+    B : ndarray of shape (n, r)
+        Rows of the training points in the engine's coordinates.
+    X0 : ndarray of shape (r, r)
+        The initial state's matrix (not its logarithm): the rows' sizes are
+        measured under it.
+
+    Returns
+    -------
+    LinearRows
+    sizes : list of int
+        Rows of each container, in order (to split the duals).
+    """
+    n, r = B.shape
+    parts = []
+    for con in constraint_list:
+        if isinstance(con, TripletConstraints):
+            con = RelativeConstraints.from_triplets(con, ratio=triplet_ratio)
+        if isinstance(con, PairConstraints):
+            parts.append(_pair_part(con, B))
+        elif isinstance(con, RelativeConstraints):
+            parts.append(_relative_part(con, B))
+        elif isinstance(con, SimilarityConstraints):
+            parts.append(_similarity_part(con, B))
+        else:
+            parts.append(_linear_part(con, B, n))
+    q = max(p[0].shape[1] for p in parts)
+    c = sum(p[0].shape[0] for p in parts)
+    V = np.zeros((c, q, r))
+    S = np.zeros((c, q), np.int8)
+    start = 0
+    for p in parts:
+        m, qp = p[1].shape
+        V[start:start + m, :qp] = p[0]
+        S[start:start + m, :qp] = p[1]
+        start += m
+    kind = np.concatenate([p[2] for p in parts]).astype(np.int8)
+    bound = np.concatenate([np.asarray(p[3], float) for p in parts])
+    flip = np.concatenate([np.asarray(p[4], float) for p in parts])
+    # each row's size at the start; rows of no size cannot be moved
+    size = np.einsum("cqr,cqr->cq", V @ X0, V)
+    size = (np.abs(S) * size).sum(axis=1)
+    # as zero_length_pairs: relative to the largest initial kernel diagonal
+    floor = ZERO_LENGTH_RTOL * max(max_squared_norm(B @ linalg.cholesky(X0, lower=True)),
+                                   np.finfo(float).tiny)
+    skipped = size <= floor
+    scale = np.where(skipped, 1.0, size)
+    V /= np.sqrt(scale)[:, None, None]
+    rows = LinearRows(V=np.ascontiguousarray(V), S=np.ascontiguousarray(S), kind=kind,
+                      bound=bound / scale, scale=scale, flip=flip, skipped=skipped)
+    return rows, [p[0].shape[0] for p in parts]
