@@ -16,10 +16,10 @@ from scipy import linalg
 from scipy.optimize import brentq
 from sklearn.datasets import load_iris
 from sklearn.preprocessing import StandardScaler
+from sklearn_bregman._engine._linear import logdet_linear_sweep
 
 from sklearn_bregman import LogDetKernelLearner, TripletClassifier, VonNeumannKernelLearner
 from sklearn_bregman._engine import LinearRows, linear_projections, row_values
-from sklearn_bregman._engine._linear import logdet_linear_sweep
 from sklearn_bregman._rows import build_rows
 from sklearn_bregman.constraints import (
     LinearConstraints,
@@ -176,6 +176,10 @@ def mixed_constraints(X, rng):
     si, sj, ss = [3, 4, 7], [7, 4, 8], [-1, 0, 1]
     sb = [K[3, 7] - 0.2 * abs(K[3, 7]), K[4, 4], K[7, 8]]
     ones = np.ones(n)
+    # an outlier triplet (a, b | c) that K* orders with ratio 1.2 both ways
+    trip = next([a, b, c] for a in range(n) for b in range(a + 1, n) for c in range(n)
+                if c not in (a, b) and 1.2 * sq(a, b) <= min(sq(a, c), sq(b, c))
+                and sq(a, b) > 0.3 * min(sq(a, c), sq(b, c)))
     return [
         PairConstraints(pi, pj, ps, pb),
         RelativeConstraints(ri, rj, rk, rl, ratio=1.5, margin=rm),
@@ -183,6 +187,7 @@ def mixed_constraints(X, rng):
         SimilarityConstraints(si, sj, ss, sb),
         LinearConstraints([sp.identity(n, format="csr"), (ones, [1.0])],
                           [np.trace(K), ones @ K @ ones + 1.0], sense=[0, 1]),
+        TripletConstraints(outlier=[trip]),
     ]
 
 
@@ -193,12 +198,12 @@ def test_mixed_kinds_satisfy_kkt(slack):
     X = rng.normal(size=(n, d))
     cons = mixed_constraints(X, rng)
     learner = LogDetKernelLearner(rank=d, slack=slack, tol=1e-9, max_iter=20000,
-                                  order="cyclic", random_state=0)
+                                  order="cyclic", ratio=1.2, random_state=0)
     learner.fit(X, constraints=cons)
     assert learner.converged_
     M = learner.metric_
     # rebuild the rows the engine saw (same bounds: the learner's constraints_)
-    rows, _ = build_rows(learner.constraints_, X, np.eye(d), triplet_ratio=learner.ratio)
+    rows = build_rows(learner.constraints_, X, np.eye(d), triplet_ratio=learner.ratio)
     C = np.einsum("ck,cki,ckj->cij", rows.S.astype(float), rows.V, rows.V)
     nu = learner.dual_coef_ * rows.scale * rows.flip  # back to the rows' units
     # stationarity: grad phi(M) - grad phi(I) = -M^-1 + I = -sum nu_c C_c
@@ -235,7 +240,7 @@ def test_logdet_divergence_beats_feasible_points(slack):
     def D(M):
         return np.trace(M) - np.log(np.linalg.det(M)) - d
 
-    rows, _ = build_rows([rc, sc], X, np.eye(d))
+    rows = build_rows([rc, sc], X, np.eye(d))
     found = 0
     for A in [np.eye(d) * t for t in np.linspace(0.5, 5, 46)] + [
             np.diag(rng.uniform(0.5, 4, d)) for _ in range(200)]:

@@ -165,7 +165,7 @@ shape (n_constraints, 3 or 4), default=None
         return self
 
     def _run_rows(self, B, X0, state0, con_list, rng, divergence):
-        rows, _ = build_rows(con_list, B, X0, triplet_ratio=self.ratio)
+        rows = build_rows(con_list, B, X0, triplet_ratio=self.ratio)
         if rows.skipped.any():
             warnings.warn(
                 f"{type(self).__name__}: {int(rows.skipped.sum())} of {len(rows)} "
@@ -241,7 +241,11 @@ class LogDetKernelLearner(_BaseKernelLearner):
     slack : float, default=1.0
         Trade-off gamma of eq. 22 between the divergence to the initial
         kernel and the divergence of the slack targets to the bounds
-        (``np.inf``: hard constraints; larger is harder).  Not the
+        (``np.inf``: hard constraints; larger is harder).  Rows of the
+        other kinds (relative, similarity, linear, triplets, and pairs mixed
+        with them) are penalised by ``gamma / 2 (xi - b)^2`` instead, on
+        rows scaled to unit size under the initial kernel (their bounds may
+        be zero or negative, where the LogDet penalty is undefined).  Not the
         ``slack`` of :class:`~sklearn_bregman.SKLRClusterer`, which is the
         quadratic penalty lambda of the SKLR paper (``None``: hard).
     n_constraints : int, default=None
@@ -255,6 +259,14 @@ class LogDetKernelLearner(_BaseKernelLearner):
         Margin of ``bounds='relative'``.
     unlabeled : int, str or None, default=-1
         Label of unlabeled samples (embedded, not constrained).
+    label_constraints : {'pairs', 'relative'}, default='pairs'
+        What ``fit(X, y)`` draws from the labels: ``n_constraints`` pairs
+        with bounds (above), or ``n_constraints`` relative comparisons
+        ``ratio * d(i, j) <= d(i, k)`` with ``i, j`` of one class and ``k``
+        of another (Section 6.2.2; no bound needed).
+    ratio : float, default=2.0
+        Multiplicative margin of the relative rows drawn from labels and of
+        the rows of ``triplets`` (as SKLR's margin squared).
     order : {'random', 'cyclic'}, default='random'
         Constraint order of each sweep: reshuffled every sweep, or as given
         (the papers' cyclic order).  Both reach the same optimum; reshuffling
@@ -289,17 +301,21 @@ class LogDetKernelLearner(_BaseKernelLearner):
         Training rows chosen by incomplete Cholesky (``None`` for 'linear').
     factor_ : LowRankFactor
         The initial factor and its out-of-sample map phi0.
-    constraints_ : PairConstraints
-        The constraints used, with bounds.
+    constraints_ : PairConstraints or list
+        The constraints used, with bounds: the pairs, or the list of
+        containers when other kinds took part.
     dual_coef_ : ndarray of shape (n_constraints,)
-        Dual variables at the end.
+        Dual variables at the end (for other kinds: one per row, in the
+        order of ``constraints_``, in the user's units and sense; free in
+        sign for equality rows).
     n_iter_ : int
         Sweeps run.
     n_projections_ : int
         Projections that moved the state.
     converged_ : bool
         Whether the optimality conditions held to ``tol`` before
-        ``max_iter`` (see ``tol``).  Hard constraints (``slack=np.inf``)
+        ``max_iter`` (see ``tol``; rows of the other kinds are measured
+        relative to their size under the initial kernel).  Hard constraints (``slack=np.inf``)
         that no kernel of the initial kernel's range satisfies all at once
         end with ``converged_=False`` and a ConvergenceWarning that says
         how many are violated and by how much.

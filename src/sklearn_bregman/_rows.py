@@ -161,8 +161,6 @@ def build_rows(constraint_list, B, X0, *, triplet_ratio=1.0):
     Returns
     -------
     LinearRows
-    sizes : list of int
-        Rows of each container, in order (to split the duals).
     """
     n, r = B.shape
     parts = []
@@ -199,6 +197,5 @@ def build_rows(constraint_list, B, X0, *, triplet_ratio=1.0):
     skipped = size <= floor
     scale = np.where(skipped, 1.0, size)
     V /= np.sqrt(scale)[:, None, None]
-    rows = LinearRows(V=np.ascontiguousarray(V), S=np.ascontiguousarray(S), kind=kind,
+    return LinearRows(V=np.ascontiguousarray(V), S=np.ascontiguousarray(S), kind=kind,
                       bound=bound / scale, scale=scale, flip=flip, skipped=skipped)
-    return rows, [p[0].shape[0] for p in parts]

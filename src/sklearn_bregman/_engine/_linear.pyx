@@ -35,13 +35,13 @@ With one vector, s = +1 and no slack this is the pair projection of
 ``_logdet.pyx`` in another parameterisation (a = -delta alpha).
 """
 
-from libc.math cimport fabs, isinf, sqrt
+from libc.math cimport atan2, cos, fabs, isinf, sin, sqrt
 from libc.stdlib cimport free, malloc
 from scipy.linalg.cython_lapack cimport dsyev
 
-import numpy as np
-
 cimport numpy as cnp
+
+from ._dense_kernels cimport skb_dot, skb_matvec, skb_mirror_upper, skb_update
 
 cnp.import_array()
 
@@ -86,7 +86,7 @@ cdef inline double f_eta(const double *eta, int q, double a, double *fp,
 
 cdef int eigen_ps(row_work *W) noexcept nogil:
     """Eigenvalues of P S into W.eta (real: P S is similar to P^1/2 S P^1/2)."""
-    cdef int q = W.q, k, l, m, info = 0
+    cdef int q = W.q, k, col, m, info = 0
     cdef double tr, det, disc, p11, p22, p12, d
     cdef char jobv = b'V', jobn = b'N', uplo = b'U'
     if q == 1:
@@ -122,12 +122,12 @@ cdef int eigen_ps(row_work *W) noexcept nogil:
         for m in range(q):
             W.A[k * q + m] *= d
     for k in range(q):
-        for l in range(k, q):
+        for col in range(k, q):
             tr = 0.0
             for m in range(q):
-                tr += W.A[k * q + m] * W.s[m] * W.A[l * q + m]
-            W.Y[l * q + k] = tr
-            W.Y[k * q + l] = tr
+                tr += W.A[k * q + m] * W.s[m] * W.A[col * q + m]
+            W.Y[col * q + k] = tr
+            W.Y[k * q + col] = tr
     dsyev(&jobn, &uplo, &q, W.Y, &q, W.eta, W.work, &W.lwork, &info)
     return -1 if info != 0 else 0
 
@@ -135,11 +135,11 @@ cdef int eigen_ps(row_work *W) noexcept nogil:
 cdef int solve_spd_indefinite(double *A, double *Y, int q) noexcept nogil:
     """Y = A^-1 for a small non-singular q x q matrix (Gauss-Jordan with
     partial pivoting; A destroyed)."""
-    cdef int k, l, m, piv
+    cdef int k, col, m, piv
     cdef double big, t
     for k in range(q):
-        for l in range(q):
-            Y[k * q + l] = 1.0 if k == l else 0.0
+        for col in range(q):
+            Y[k * q + col] = 1.0 if k == col else 0.0
     for k in range(q):
         piv = k
         big = fabs(A[k * q + k])
@@ -150,24 +150,55 @@ cdef int solve_spd_indefinite(double *A, double *Y, int q) noexcept nogil:
         if big == 0.0:
             return -1
         if piv != k:
-            for l in range(q):
-                t = A[k * q + l]
-                A[k * q + l] = A[piv * q + l]
-                A[piv * q + l] = t
-                t = Y[k * q + l]
-                Y[k * q + l] = Y[piv * q + l]
-                Y[piv * q + l] = t
+            for col in range(q):
+                t = A[k * q + col]
+                A[k * q + col] = A[piv * q + col]
+                A[piv * q + col] = t
+                t = Y[k * q + col]
+                Y[k * q + col] = Y[piv * q + col]
+                Y[piv * q + col] = t
         t = 1.0 / A[k * q + k]
-        for l in range(q):
-            A[k * q + l] *= t
-            Y[k * q + l] *= t
+        for col in range(q):
+            A[k * q + col] *= t
+            Y[k * q + col] *= t
         for m in range(q):
             if m != k and A[m * q + k] != 0.0:
                 t = A[m * q + k]
-                for l in range(q):
-                    A[m * q + l] -= t * A[k * q + l]
-                    Y[m * q + l] -= t * Y[k * q + l]
+                for col in range(q):
+                    A[m * q + col] -= t * A[k * q + col]
+                    Y[m * q + col] -= t * Y[k * q + col]
     return 0
+
+
+cdef int eigen_sym(double *Y, double *lam, int q, double *work, int lwork) noexcept nogil:
+    """Eigen-decomposition of a small symmetric Y in place: on return row k of
+    Y holds the k-th unit eigenvector, ``lam[k]`` its eigenvalue (q = 1, 2 in
+    closed form, a Jacobi rotation; LAPACK dsyev beyond)."""
+    cdef double a, b, c, th, cs, sn
+    cdef int info = 0
+    cdef char jobv = b'V', uplo = b'U'
+    if q == 1:
+        lam[0] = Y[0]
+        Y[0] = 1.0
+        return 0
+    if q == 2:
+        a = Y[0]
+        b = Y[1]
+        c = Y[3]
+        th = 0.5 * atan2(2.0 * b, a - c)
+        cs = cos(th)
+        sn = sin(th)
+        lam[0] = a * cs * cs + 2.0 * b * cs * sn + c * sn * sn
+        lam[1] = a * sn * sn - 2.0 * b * cs * sn + c * cs * cs
+        Y[0] = cs
+        Y[1] = sn
+        Y[2] = -sn
+        Y[3] = cs
+        return 0
+    # dsyev (column-major) on a symmetric matrix: column k of the result is
+    # the k-th eigenvector, i.e. row k in our row-major reading
+    dsyev(&jobv, &uplo, &q, Y, &q, lam, work, &lwork, &info)
+    return -1 if info != 0 else 0
 
 
 cdef double find_root(const double *eta, int q, double target, double inv_gamma,
@@ -176,7 +207,7 @@ cdef double find_root(const double *eta, int q, double target, double inv_gamma,
     ``a_floor`` when ``clamp`` and the root lies below it.  status: 0 found,
     1 clamped, -1 no root (an infeasible hard row)."""
     cdef double eta_max = 0.0, eta_min = 0.0, lo, hi, a, g, gp, fp, step, nxt, fs
-    cdef int k, it
+    cdef int k, _
     cdef bint lo_inf, hi_inf
     for k in range(q):
         if eta[k] > eta_max:
@@ -218,7 +249,7 @@ cdef double find_root(const double *eta, int q, double target, double inv_gamma,
             status[0] = -1  # f < 0 on (-inf, 0]: no kernel meets this row
             return 0.0
     a = 0.0
-    for it in range(MAX_ROOT_STEPS):
+    for _ in range(MAX_ROOT_STEPS):
         g = f_eta(eta, q, a, &fp, &fs) - a * inv_gamma - target
         n_evals[0] += 1
         if fabs(g) <= ROOT_GTOL * (fs + fabs(target) + fabs(a) * inv_gamma):
@@ -273,7 +304,8 @@ def logdet_linear_sweep(const double[:, :, ::1] V,
     nu : ndarray of shape (c,)
         Dual variables, updated in place.
     M : ndarray of shape (r, r), C-contiguous
-        Symmetric positive definite state, updated in place (both triangles).
+        Symmetric positive definite state, updated in place.  Only its upper
+        triangle is read; on return the lower triangle mirrors it.
     order : ndarray of shape (m,), intp
         Rows to visit, in this order.
     slack : float
@@ -321,9 +353,9 @@ def logdet_linear_sweep(const double[:, :, ::1] V,
     cdef double *Mp = &M[0, 0]
     cdef bint hard = isinf(slack)
     cdef double inv_gamma = 0.0 if hard else 1.0 / slack
-    cdef Py_ssize_t t, c, i, j
-    cdef int k, l, q, status, evals = 0, nz
-    cdef double f0, a, val, scale, emax, sk
+    cdef Py_ssize_t t, c, i
+    cdef int k, col, q, status, evals = 0, nz
+    cdef double f0, a, val, emax
     cdef const double *vk
     cdef Py_ssize_t n_satisfied = 0, n_skipped = 0, n_moved = 0
     cdef bint ineq, clamp
@@ -349,20 +381,14 @@ def logdet_linear_sweep(const double[:, :, ::1] V,
                     n_skipped += 1
                     continue
                 W.q = q
-                # Z = V M (rows M v_k), P = V M V'
+                # Z = V M (rows M v_k), P = V M V' (upper triangle of M read)
                 for k in range(q):
-                    for i in range(r):
-                        val = 0.0
-                        for j in range(r):
-                            val = val + Mp[i * r + j] * W.v[k * r + j]
-                        W.Z[k * r + i] = val
+                    skb_matvec(Mp, r, &W.v[k * r], &W.Z[k * r])
                 for k in range(q):
-                    for l in range(k, q):
-                        val = 0.0
-                        for i in range(r):
-                            val = val + W.v[k * r + i] * W.Z[l * r + i]
-                        W.P[k * q + l] = val
-                        W.P[l * q + k] = val
+                    for col in range(k, q):
+                        val = skb_dot(&W.v[k * r], &W.Z[col * r], r)
+                        W.P[k * q + col] = val
+                        W.P[col * q + k] = val
                 f0 = 0.0
                 for k in range(q):
                     f0 += W.s[k] * W.P[k * q + k]
@@ -397,37 +423,36 @@ def logdet_linear_sweep(const double[:, :, ::1] V,
                     continue
                 # Y = (S + a P)^-1, symmetrised
                 for k in range(q):
-                    for l in range(q):
-                        W.A[k * q + l] = a * W.P[k * q + l]
+                    for col in range(q):
+                        W.A[k * q + col] = a * W.P[k * q + col]
                     W.A[k * q + k] += W.s[k]
                 if solve_spd_indefinite(W.A, W.Y, q) != 0:
                     n_skipped += 1
                     continue
                 for k in range(q):
-                    for l in range(k + 1, q):
-                        val = 0.5 * (W.Y[k * q + l] + W.Y[l * q + k])
-                        W.Y[k * q + l] = val
-                        W.Y[l * q + k] = val
-                # A <- (Y Z) as q x r rows in W.v (the vectors are no longer needed)
+                    for col in range(k + 1, q):
+                        val = 0.5 * (W.Y[k * q + col] + W.Y[col * q + k])
+                        W.Y[k * q + col] = val
+                        W.Y[col * q + k] = val
+                # M <- M - a Z' Y Z as q rank-one updates along Y's
+                # eigenvectors (upper triangle; mirrored when the sweep ends)
+                if eigen_sym(W.Y, W.eta, q, W.work, W.lwork) != 0:
+                    n_skipped += 1
+                    continue
                 for k in range(q):
                     for i in range(r):
                         val = 0.0
-                        for l in range(q):
-                            val = val + W.Y[k * q + l] * W.Z[l * r + i]
+                        for col in range(q):
+                            val = val + W.Y[k * q + col] * W.Z[col * r + i]
                         W.v[k * r + i] = val
-                # M <- M - a Z' (Y Z), upper triangle computed, mirrored
-                for i in range(r):
-                    for j in range(i, r):
-                        val = 0.0
-                        for k in range(q):
-                            val = val + W.Z[k * r + i] * W.v[k * r + j]
-                        val = Mp[i * r + j] - a * val
-                        Mp[i * r + j] = val
-                        Mp[j * r + i] = val
+                for k in range(q):
+                    if W.eta[k] != 0.0:
+                        skb_update(Mp, r, -a * W.eta[k], &W.v[k * r])
                 nu[c] += a
                 if not hard:
                     xi[c] += a * inv_gamma
                 n_moved += 1
+            skb_mirror_upper(Mp, r)
     finally:
         free(mem)
     return n_satisfied, n_skipped, n_moved, evals
