@@ -28,6 +28,9 @@ from sklearn_bregman.constraints import pair_sqdist
     LogDetKernelLearner(random_state=0),
     LogDetKernelLearner(kernel="rbf", rank=10, order="cyclic", random_state=0),
     LogDetKernelLearner(kernel="precomputed", random_state=0),
+    # relative rows from the labels: the general-row engine (JMLR §6.2.2)
+    LogDetKernelLearner(kernel="rbf", rank=10, label_constraints="relative",
+                        random_state=0),
 ])
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
