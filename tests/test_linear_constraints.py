@@ -368,3 +368,18 @@ def test_relative_from_labels_rows():
     assert np.all(y[rc.i] == y[rc.j]) and np.all(y[rc.i] != y[rc.l])
     assert np.all(rc.i == rc.k)
     assert np.all(rc.ratio == 1.5) and np.all(rc.margin == 0.2)
+
+
+def test_pairs_alone_take_the_pair_path_in_any_wrapping(iris):
+    X, y = iris
+    from sklearn_bregman.constraints import pairs_from_labels
+
+    pc = pairs_from_labels(y, 60, random_state=0)
+    a = LogDetKernelLearner(rank=4, random_state=0).fit(X, constraints=pc)
+    b = LogDetKernelLearner(rank=4, random_state=0).fit(X, constraints=[pc])
+    assert np.array_equal(a.metric_, b.metric_)
+    assert isinstance(b.constraints_, PairConstraints)
+    # pairs as an array next to triplets: both kinds in one run of the rows
+    c = LogDetKernelLearner(rank=4, random_state=0).fit(
+        X, constraints=pc.to_array()[:, :3], triplets=[[0, 1, 120]])
+    assert isinstance(c.constraints_, list) and len(c.dual_coef_) == 60 + 2

@@ -146,9 +146,11 @@ shape (n_constraints, 3 or 4), default=None
                                       random_state=rng, stacklevel=4)
             con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
                                             ratio=self.ratio)]
-        if con_list is None or all(isinstance(c, PairConstraints) for c in con_list) \
-                and len(con_list) == 1:
-            pairs = resolve_pair_constraints(self, y, constraints, G0, None, n, rng)
+        if con_list is None or (len(con_list) == 1
+                                and isinstance(con_list[0], PairConstraints)):
+            # pairs alone: the specialised pair sweep, and eq. 22's slack
+            pairs = resolve_pair_constraints(
+                self, y, constraints if con_list is None else con_list[0], G0, None, n, rng)
             skipped = check_pair_bounds(pairs, G0)
             result, metric = self._learn(G0, pairs, skipped, rng)
             set_pair_fit_attributes(self, result, pairs, metric)
