@@ -39,7 +39,7 @@ monotone g inside a bracket, with doubling until the bracket closes and
 bisection when a step leaves it.
 """
 
-from libc.math cimport INFINITY, NAN, exp, fabs, isfinite, isinf, isnan, sinh, sqrt
+from libc.math cimport INFINITY, NAN, exp, fabs, isfinite, isinf, isnan, sqrt
 
 import numpy as np
 
@@ -79,6 +79,11 @@ cdef extern from *:
         double *th;    /* r: eigenvalues */
         double *Y;     /* r x q: eigenvectors' first p entries times Ct */
         double *dg;    /* r: diagonal of Ct~ */
+        double *ex;    /* r: exp(th) */
+        ptrdiff_t c_m[2];  /* cache of two evaluations (c_m = -1: empty) */
+        double c_a[2], c_f[2], c_fa[2], c_df[2];
+        int c_next;
+        double last_ratio; /* the last Krylov check: |f_m - f_(m-block)| / fa */
         double *w;     /* r: work vector */
         double *cf;    /* r: Gram-Schmidt coefficients */
         double *work;  /* lwork: LAPACK */
@@ -103,6 +108,14 @@ cdef extern from *:
         double* th
         double* Y
         double* dg
+        double* ex
+        Py_ssize_t c_m[2]
+        double c_a[2]
+        double c_f[2]
+        double c_fa[2]
+        double c_df[2]
+        int c_next
+        double last_ratio
         double* w
         double* cf
         double* work
@@ -114,17 +127,6 @@ cdef extern from *:
         int exhausted
         double normest
         long n_evals
-
-
-cdef inline double _divdiff_exp(double x, double y) noexcept nogil:
-    """(e^x - e^y) / (x - y), e^x when x = y, without cancellation."""
-    cdef double t = 0.5 * (x - y)
-    cdef double s
-    if fabs(t) < 1e-4:
-        s = 1.0 + t * t / 6.0 * (1.0 + t * t / 20.0)
-    else:
-        s = sinh(t) / t
-    return exp(0.5 * (x + y)) * s
 
 
 cdef int _gs_append(lin_work* W, double* w, double scale) noexcept nogil:
@@ -180,6 +182,8 @@ cdef Py_ssize_t _start(lin_work* W, const double* L, const double* Vc,
     cdef double nv, sk, x, cmax = 0.0, ctr = 0.0
     W.m = 0
     W.nblk = 0
+    W.c_m[0] = W.c_m[1] = -1
+    W.c_next = 0
     W.exhausted = 0
     W.normest = 0.0
     for k in range(q):
@@ -246,15 +250,15 @@ cdef void _add_block(lin_work* W, const double* L) noexcept nogil:
         W.exhausted = 1
 
 
-cdef double _eval(lin_work* W, Py_ssize_t m, double a, double* fabs_out,
-                  double* df_out) noexcept nogil:
-    """f(a) on the leading m x m block of T (and tr(exp(.) |C|) in *fabs_out,
-    f'(a) in *df_out unless NULL).  NAN if LAPACK fails."""
+cdef double _eval_new(lin_work* W, Py_ssize_t m, double a, double* fa_out,
+                      double* df_out) noexcept nogil:
+    """f(a) on the leading m x m block of T, with tr(exp(.) |C|) in *fa_out
+    and f'(a) in *df_out.  NAN if LAPACK fails."""
     cdef Py_ssize_t r = W.r, q = W.q, p = W.p, i, j, k
     cdef double* Z = W.Z
     cdef double* zj
     cdef double* yl
-    cdef double x, f = 0.0, fa = 0.0, df = 0.0, e
+    cdef double x, f = 0.0, fa = 0.0, df = 0.0, e, h, ej
     cdef int n = <int> m, info = 0
     cdef char jobz = b'V', uplo = b'U'
     for j in range(m):
@@ -274,29 +278,66 @@ cdef double _eval(lin_work* W, Py_ssize_t m, double a, double* fabs_out,
         e = 0.0
         for k in range(p):
             yl[k] = 0.0
+            h = 0.0
             for i in range(p):
                 yl[k] += W.Ct[k * q + i] * zj[i]
+                h += W.Ca[k * q + i] * zj[i]
             x += zj[k] * yl[k]
-            if fabs_out != NULL:
-                for i in range(p):
-                    e += zj[k] * W.Ca[k * q + i] * zj[i]
+            e += zj[k] * h
         W.dg[j] = x
-        x = exp(W.th[j])
-        f += x * W.dg[j]
-        fa += x * e
-    if fabs_out != NULL:
-        fabs_out[0] = fa
+        W.ex[j] = exp(W.th[j])
+        f += W.ex[j] * x
+        fa += W.ex[j] * e
+    # f'(a) = -sum_jl Ct~_jl^2 [th_j, th_l]exp (Daleckii-Krein); the divided
+    # difference from the exponentials when |h| >= 1e-3 (relative error
+    # ~1e-13: it only steers Newton), a Taylor form below
+    for j in range(m):
+        ej = W.ex[j]
+        df += W.dg[j] * W.dg[j] * ej
+        zj = Z + j * m
+        for i in range(j + 1, m):
+            yl = W.Y + i * q
+            x = 0.0
+            for k in range(p):
+                x += zj[k] * yl[k]
+            h = W.th[i] - W.th[j]
+            if fabs(h) >= 1e-3:
+                e = (W.ex[i] - ej) / h
+            else:
+                e = ej * (1.0 + h * (0.5 + h * (1.0 / 6.0 + h * (1.0 / 24.0))))
+            df += 2.0 * x * x * e
+    fa_out[0] = fa
+    df_out[0] = -df
+    return f
+
+
+cdef double _eval(lin_work* W, Py_ssize_t m, double a, double* fa_out,
+                  double* df_out) noexcept nogil:
+    """_eval_new through a cache of the last two evaluations (a row's
+    Krylov checks and its root finder ask for the same points again); the
+    cache is cleared by _start (T's leading blocks never change within a
+    row).  fa_out / df_out may be NULL."""
+    cdef int s
+    cdef double f, fa, df
+    for s in range(2):
+        if W.c_m[s] == m and W.c_a[s] == a:
+            if fa_out != NULL:
+                fa_out[0] = W.c_fa[s]
+            if df_out != NULL:
+                df_out[0] = W.c_df[s]
+            return W.c_f[s]
+    f = _eval_new(W, m, a, &fa, &df)
+    s = W.c_next
+    W.c_next = 1 - s
+    W.c_m[s] = m if not isnan(f) else -1
+    W.c_a[s] = a
+    W.c_f[s] = f
+    W.c_fa[s] = fa
+    W.c_df[s] = df
+    if fa_out != NULL:
+        fa_out[0] = fa
     if df_out != NULL:
-        for j in range(m):
-            df += W.dg[j] * W.dg[j] * exp(W.th[j])
-            zj = Z + j * m
-            for i in range(j + 1, m):
-                yl = W.Y + i * q
-                x = 0.0
-                for k in range(p):
-                    x += zj[k] * yl[k]
-                df += 2.0 * x * x * _divdiff_exp(W.th[j], W.th[i])
-        df_out[0] = -df
+        df_out[0] = df
     return f
 
 
@@ -304,6 +345,7 @@ cdef int _converged(lin_work* W, double a, double* f_out, double* fa_out) noexce
     """f(a) at the current depth in *f_out (and tr(exp(.)|C|) in *fa_out);
     1 if it agrees with one block fewer to LIN_KTOL, or the space is exact."""
     cdef double fa, f1, f0
+    W.last_ratio = INFINITY
     f1 = _eval(W, W.m, a, &fa, NULL)
     f_out[0] = f1
     fa_out[0] = fa
@@ -312,6 +354,7 @@ cdef int _converged(lin_work* W, double a, double* f_out, double* fa_out) noexce
     if W.nblk < 2 or isnan(f1):
         return 0
     f0 = _eval(W, W.blk[W.nblk - 2], a, NULL, NULL)
+    W.last_ratio = fabs(f1 - f0) / fa
     return fabs(f1 - f0) <= LIN_KTOL * fa
 
 
@@ -328,8 +371,7 @@ cdef double _root(lin_work* W, double g0, double xi, double ig, double a_start,
     else:
         hi = 0.0
     # g'(0) for the first step
-    fv = _eval(W, W.m, 0.0, &fa, &df)
-    W.n_evals += 1
+    fv = _eval(W, W.m, 0.0, &fa, &df)  # f(0) itself: not counted
     dga = df - ig
     gprev = fabs(g0)
     an = a_start if a_start != 0.0 else NAN
@@ -480,7 +522,7 @@ def vonneumann_linear_sweep(const double[:, :, ::1] V,
     cdef double[:, ::1] R = np.zeros((q, q))
     cdef double[:, ::1] Z = np.zeros((r, r))
     cdef double[:, ::1] Y = np.zeros((r, q))
-    cdef double[:, ::1] vecs = np.zeros((4, r))
+    cdef double[:, ::1] vecs = np.zeros((5, r))
     cdef cnp.intp_t[::1] blk = np.zeros(r + 1, dtype=np.intp)
     # LAPACK workspace: the optimal size for the largest problem
     cdef int n = <int> r, info = 0, lwork = -1
@@ -505,6 +547,7 @@ def vonneumann_linear_sweep(const double[:, :, ::1] V,
     W.dg = &vecs[1, 0]
     W.w = &vecs[2, 0]
     W.cf = &vecs[3, 0]
+    W.ex = &vecs[4, 0]
     W.work = &work[0]
     W.lwork = lwork
     W.blk = <Py_ssize_t*> &blk[0]
@@ -551,6 +594,10 @@ def vonneumann_linear_sweep(const double[:, :, ::1] V,
                 g0 = _eval(&W, W.m, 0.0, NULL, NULL) - xi[c]
             n_krylov += W.m
             kfinal = W.m
+            # the next row starts at this size, a block less when the last
+            # block was not needed even against LIN_KTOL (the state got simpler)
+            if not W.exhausted and W.last_ratio < 1e-3 * LIN_KTOL:
+                kfinal -= W.p
             kstart = kfinal if kfinal > LIN_KSTART else LIN_KSTART
             if isnan(a):  # no root found (an infeasible hard row): leave it
                 continue
