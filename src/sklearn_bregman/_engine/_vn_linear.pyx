@@ -48,6 +48,12 @@ from scipy.linalg.cython_lapack cimport dsyev
 
 from ._dense_kernels cimport skb_dot, skb_matvec, skb_mirror_upper
 
+
+cdef extern from "_vn_linear.h" nogil:
+    void vnl_tridiag(double* A, Py_ssize_t m, double* d, double* e, double* P,
+                     Py_ssize_t p, double* v, double* w)
+    int vnl_tql(double* d, double* e, Py_ssize_t n, double* z, Py_ssize_t p)
+
 cnp.import_array()
 
 # Relative change of f between two Krylov depths taken as converged.
@@ -80,6 +86,8 @@ cdef extern from *:
         double *Y;     /* r x q: eigenvectors' first p entries times Ct */
         double *dg;    /* r: diagonal of Ct~ */
         double *ex;    /* r: exp(th) */
+        double *e, *v1, *v2;  /* r each: tridiagonal and Householder work */
+        double *P;     /* q x r: first p rows of the eigenvectors */
         ptrdiff_t c_m[2];  /* cache of two evaluations (c_m = -1: empty) */
         double c_a[2], c_f[2], c_fa[2], c_df[2];
         int c_next;
@@ -109,6 +117,10 @@ cdef extern from *:
         double* Y
         double* dg
         double* ex
+        double* e
+        double* v1
+        double* v2
+        double* P
         Py_ssize_t c_m[2]
         double c_a[2]
         double c_f[2]
@@ -261,15 +273,30 @@ cdef double _eval_new(lin_work* W, Py_ssize_t m, double a, double* fa_out,
     cdef double x, f = 0.0, fa = 0.0, df = 0.0, e, h, ej
     cdef int n = <int> m, info = 0
     cdef char jobz = b'V', uplo = b'U'
-    for j in range(m):
-        for i in range(j + 1):
+    # M = T - a E Ct E' (both triangles), then its eigenvalues and the first
+    # p rows of its eigenvectors (_vn_linear.h); LAPACK if the QL fails
+    for i in range(m):
+        for j in range(i, m):
             x = W.T[i * r + j]
             if j < p:
                 x -= a * W.Ct[i * q + j]
-            Z[i + j * m] = x
-    dsyev(&jobz, &uplo, &n, Z, &n, W.th, W.work, &W.lwork, &info)
-    if info != 0:
-        return NAN
+            Z[i * m + j] = x
+            Z[j * m + i] = x
+    vnl_tridiag(Z, m, W.th, W.e, W.P, p, W.v1, W.v2)
+    if vnl_tql(W.th, W.e, m, W.P, p) == 0:
+        for j in range(m):
+            for k in range(p):
+                Z[j * m + k] = W.P[k * m + j]
+    else:
+        for j in range(m):
+            for i in range(j + 1):
+                x = W.T[i * r + j]
+                if j < p:
+                    x -= a * W.Ct[i * q + j]
+                Z[i + j * m] = x
+        dsyev(&jobz, &uplo, &n, Z, &n, W.th, W.work, &W.lwork, &info)
+        if info != 0:
+            return NAN
     # Y[j] = Ct z_j (first p entries), dg_j = z_j' Ct z_j
     for j in range(m):
         zj = Z + j * m
@@ -522,7 +549,8 @@ def vonneumann_linear_sweep(const double[:, :, ::1] V,
     cdef double[:, ::1] R = np.zeros((q, q))
     cdef double[:, ::1] Z = np.zeros((r, r))
     cdef double[:, ::1] Y = np.zeros((r, q))
-    cdef double[:, ::1] vecs = np.zeros((5, r))
+    cdef double[:, ::1] vecs = np.zeros((8, r))
+    cdef double[:, ::1] Pb = np.zeros((q, r))
     cdef cnp.intp_t[::1] blk = np.zeros(r + 1, dtype=np.intp)
     # LAPACK workspace: the optimal size for the largest problem
     cdef int n = <int> r, info = 0, lwork = -1
@@ -548,6 +576,10 @@ def vonneumann_linear_sweep(const double[:, :, ::1] V,
     W.w = &vecs[2, 0]
     W.cf = &vecs[3, 0]
     W.ex = &vecs[4, 0]
+    W.e = &vecs[5, 0]
+    W.v1 = &vecs[6, 0]
+    W.v2 = &vecs[7, 0]
+    W.P = &Pb[0, 0]
     W.work = &work[0]
     W.lwork = lwork
     W.blk = <Py_ssize_t*> &blk[0]
