@@ -23,10 +23,10 @@ def linear_sweep_reference(V, S, kind, bound, xi, nu, L, order, slack, rtol,
     n_satisfied = n_skipped = n_moved = 0
     for c in order:
         active = (S[c] != 0) & np.any(V[c] != 0, axis=1)
-        if not active.any():
-            n_skipped += 1
-            continue
         C = row_matrix(V[c], S[c])
+        if not active.any() or np.abs(C).max() <= 1e-13 * np.trace(np.abs(C)):
+            n_skipped += 1  # a null row: no signed vector, or C = 0
+            continue
 
         def f(a, C=C, L=L):
             return np.trace(linalg.expm(L - a * C) @ C)
@@ -141,16 +141,17 @@ def test_null_rows_are_skipped_and_counted():
     rng = np.random.default_rng(5)
     r, q = 6, 2
     L0 = random_state(r, rng)
-    V, S, kind, bound = random_rows(r, q, 5, rng, L0)
+    V, S, kind, bound = random_rows(r, q, 6, rng, L0)
     V[1] = 0.0           # every vector zero
     S[3] = 0             # every slot unused
+    V[5, 1] = V[5, 0]    # v v' - v v' = 0
     V[4, 1] = 0.0        # one zero vector among others: an ordinary row
     bound[4] = 0.5 * np.trace(linalg.expm(L0) @ row_matrix(V[4], S[4]))  # C >= 0 now
-    order = np.arange(5, dtype=np.intp)
+    order = np.arange(6, dtype=np.intp)
     (L1, nu1, xi1, c1), (L2, nu2, xi2, c2) = run_both(V, S, kind, bound, L0, [order],
                                                       np.inf, True)
-    assert c1 == c2 and c1[0][1] == 2
-    assert nu1[1] == nu1[3] == 0.0
+    assert c1 == c2 and c1[0][1] == 3
+    assert nu1[1] == nu1[3] == nu1[5] == 0.0
     assert rel(L1, L2) < 1e-9 and rel(nu1, nu2) < 1e-9
 
 
