@@ -13,6 +13,11 @@ def row_matrix(V, S):
     return np.einsum("k,ki,kj->ij", S.astype(float), V, V)
 
 
+def row_abs_matrix(V, S):
+    """sum_k |s_k| v_k v_k': the row's scale (tr(X |C|) bounds |tr(X C)|)."""
+    return np.einsum("k,ki,kj->ij", np.abs(S).astype(float), V, V)
+
+
 def linear_sweep_reference(V, S, kind, bound, xi, nu, L, order, slack, rtol,
                            correction=True):
     """One sweep, dense: f(a) = tr(expm(L - a C) C), a* by brentq on
@@ -24,7 +29,7 @@ def linear_sweep_reference(V, S, kind, bound, xi, nu, L, order, slack, rtol,
     for c in order:
         active = (S[c] != 0) & np.any(V[c] != 0, axis=1)
         C = row_matrix(V[c], S[c])
-        if not active.any() or np.abs(C).max() <= 1e-13 * np.trace(np.abs(C)):
+        if not active.any() or np.abs(C).max() <= 1e-13 * np.trace(row_abs_matrix(V[c], S[c])):
             n_skipped += 1  # a null row: no signed vector, or C = 0
             continue
 
@@ -38,7 +43,7 @@ def linear_sweep_reference(V, S, kind, bound, xi, nu, L, order, slack, rtol,
             n_satisfied += abs(f0 - bound[c]) <= rtol
         x = xi[c]
         g0 = f0 - x
-        scale = np.trace(linalg.expm(L) @ np.abs(C))
+        scale = np.trace(linalg.expm(L) @ row_abs_matrix(V[c], S[c]))
         if abs(g0) <= 1e-13 * (scale + abs(x)) or (
                 kind[c] > 0 and correction and nu[c] <= 0.0 and g0 <= 0.0):
             continue
@@ -90,11 +95,11 @@ def random_rows(r, q, n_rows, rng, L0, kinds="mixed"):
             S[c] = rng.choice([1, -1], q) if q > 1 else 1
             if q > 1:
                 S[c, 0], S[c, 1] = 1, -1  # a relative (indefinite) row
-        V[c] /= np.sqrt(np.abs(row_matrix(V[c], S[c])).sum() / r + 1e-300)
+        V[c] /= np.sqrt(np.trace(row_abs_matrix(V[c], S[c])) / r)
     kind = (rng.random(n_rows) < 0.6).astype(np.int8) if kinds == "mixed" else \
         np.full(n_rows, kinds, dtype=np.int8)
     f0 = np.array([np.trace(X0 @ row_matrix(V[c], S[c])) for c in range(n_rows)])
-    spread = np.array([np.trace(X0 @ np.abs(row_matrix(V[c], S[c]))) for c in range(n_rows)])
+    spread = np.array([np.trace(X0 @ row_abs_matrix(V[c], S[c])) for c in range(n_rows)])
     # targets around f0: some violated, some satisfied, some negative
     bound = f0 + spread * rng.uniform(-0.4, 0.3, n_rows)
     if q > 1:  # a relative row d(a, b) - d(c, d) <= -margin
@@ -137,6 +142,39 @@ def test_sweep_matches_dense_oracle(r, q, slack, correction):
     assert np.array_equal(L1, L1.T)
 
 
+def wide_state(r, rng, lo=-25.0, hi=3.0):
+    """log X with eigenvalues spread over [lo, hi], as log S^2 of a low-rank kernel."""
+    Q = np.linalg.qr(rng.standard_normal((r, r)))[0]
+    L = (Q * np.linspace(lo, hi, r)) @ Q.T
+    return (L + L.T) / 2
+
+
+@pytest.mark.parametrize("r, q", [(10, 1), (10, 2), (30, 1), (30, 3)])
+def test_far_targets_on_a_wide_spectrum(r, q):
+    """Targets 10^-4 and 10^2 times f(0) on semidefinite rows of unit scale
+    (tr(X0 |C|) = 1), log X0 spread over [-25, 3]: f is then like an
+    exponential in a, where plain Newton steps on g crawl or overshoot."""
+    rng = np.random.default_rng(20 + r + q)
+    L0 = wide_state(r, rng)
+    X0 = linalg.expm(L0)
+    V = rng.standard_normal((4, q, r))
+    S = np.ones((4, q), np.int8)
+    S[2:] = -1  # negative semidefinite rows too
+    for c in range(4):
+        V[c] /= np.sqrt(np.trace(X0 @ row_abs_matrix(V[c], S[c])))
+    f0 = np.array([np.trace(X0 @ row_matrix(V[c], S[c])) for c in range(4)])
+    kind = np.array([1, 0, 0, 1], np.int8)
+    bound = f0 * np.array([1e-4, 1e2, 1e-4, 1e2])
+    order = np.arange(4, dtype=np.intp)
+    (L1, nu1, xi1, c1), (L2, nu2, xi2, c2) = run_both(V, S, kind, bound, L0, [order],
+                                                      np.inf, True)
+    assert c1 == c2 and c1[0][2] == 4
+    assert rel(L1, L2) < 1e-9 and rel(nu1, nu2) < 1e-9
+    L, nu, xi = L0.copy(), np.zeros(4), bound.copy()
+    out = vonneumann_linear_sweep(V, S, kind, bound, xi, nu, L, order, np.inf, 1e-6)
+    assert out[3] <= 4 * 15  # root finder evaluations
+
+
 def test_null_rows_are_skipped_and_counted():
     rng = np.random.default_rng(5)
     r, q = 6, 2
@@ -165,7 +203,7 @@ def test_equality_row_holds_after_one_projection(r, q):
                                   np.inf, 1e-6)
     assert out[2] == 1
     C = row_matrix(V[0], S[0])
-    scale = np.trace(linalg.expm(L) @ np.abs(C))
+    scale = np.trace(linalg.expm(L) @ row_abs_matrix(V[0], S[0]))
     assert abs(np.trace(linalg.expm(L) @ C) - xi[0]) <= 1e-10 * scale
     assert np.allclose(L, L0 - nu[0] * C, rtol=0, atol=1e-13)
 
@@ -210,7 +248,8 @@ def test_cyclic_sweeps_reach_the_kkt_point(slack):
     assert np.abs(L - L0 + np.einsum("c,cij->ij", nu, Cs)).max() <= 1e-9
     X = linalg.expm(L)
     f = np.einsum("ij,cji->c", X, Cs)
-    scale = np.einsum("ij,cji->c", X, np.abs(Cs))
+    Cabs = np.array([row_abs_matrix(V[c], S[c]) for c in range(m)])
+    scale = np.einsum("ij,cji->c", X, Cabs)
     # feasibility at the targets; the targets are b + nu / gamma
     assert np.all(np.where(kind > 0, f - xi, np.abs(f - xi)) <= 1e-6 * scale)
     if np.isinf(slack):
@@ -232,7 +271,7 @@ def test_without_correction_a_satisfied_row_moves_onto_its_boundary():
     V, S, _, _ = random_rows(r, 2, 1, rng, L0)
     C = row_matrix(V[0], S[0])
     f0 = np.trace(linalg.expm(L0) @ C)
-    bound = np.array([f0 + 0.5 * np.trace(linalg.expm(L0) @ np.abs(C))])
+    bound = np.array([f0 + 0.5 * np.trace(linalg.expm(L0) @ row_abs_matrix(V[0], S[0]))])
     kind = np.ones(1, np.int8)
     order = np.zeros(1, np.intp)
     for correction, moves in [(True, 0), (False, 1)]:

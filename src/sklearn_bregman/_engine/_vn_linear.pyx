@@ -39,7 +39,7 @@ monotone g inside a bracket, with doubling until the bracket closes and
 bisection when a step leaves it.
 """
 
-from libc.math cimport INFINITY, NAN, exp, fabs, isfinite, isinf, isnan, sqrt
+from libc.math cimport INFINITY, NAN, exp, fabs, isfinite, isinf, isnan, log, sqrt
 
 import numpy as np
 
@@ -92,6 +92,7 @@ cdef extern from *:
         double c_a[2], c_f[2], c_fa[2], c_df[2];
         int c_next;
         double last_ratio; /* the last Krylov check: |f_m - f_(m-block)| / fa */
+        int semidef;   /* every sign of the row alike: C >= 0 or C <= 0 */
         double *w;     /* r: work vector */
         double *cf;    /* r: Gram-Schmidt coefficients */
         double *work;  /* lwork: LAPACK */
@@ -128,6 +129,7 @@ cdef extern from *:
         double c_df[2]
         int c_next
         double last_ratio
+        int semidef
         double* w
         double* cf
         double* work
@@ -192,6 +194,7 @@ cdef Py_ssize_t _start(lin_work* W, const double* L, const double* Vc,
     Returns p, or 0 when the row is null (no vector with a sign, or C = 0)."""
     cdef Py_ssize_t r = W.r, q = W.q, k, i, j, t, nact = 0
     cdef double nv, sk, x, cmax = 0.0, ctr = 0.0
+    cdef int npos = 0, nneg = 0
     W.m = 0
     W.nblk = 0
     W.c_m[0] = W.c_m[1] = -1
@@ -205,12 +208,17 @@ cdef Py_ssize_t _start(lin_work* W, const double* L, const double* Vc,
         if nv == 0.0:
             continue
         nact += 1
+        if Sc[k] > 0:
+            npos += 1
+        else:
+            nneg += 1
         for t in range(r):
             W.w[t] = Vc[k * r + t]
         _gs_append(W, W.w, LIN_VDROP * nv)
     if nact == 0 or W.m == 0:
         return 0
     W.p = W.m
+    W.semidef = npos == 0 or nneg == 0
     cdef Py_ssize_t p = W.p
     for i in range(p):
         for k in range(q):
@@ -385,26 +393,44 @@ cdef int _converged(lin_work* W, double a, double* f_out, double* fa_out) noexce
     return fabs(f1 - f0) <= LIN_KTOL * fa
 
 
+cdef inline double _newton(double a, double f, double df, double xi,
+                           double ig, int semidef) noexcept nogil:
+    """The Newton step for g(a) = f(a) - t(a), t(a) = xi + a ig, taken on
+    h = log(f / t) when f and t have one sign and the row is semidefinite
+    or they differ by more than a factor 2 (f is a sum of exponentials in a,
+    of one sign for a semidefinite row: h is nearly linear, where g's own
+    Newton steps crawl over an exponential's flat side or overshoot into its
+    steep one), on g otherwise.  NAN when the slope is unusable."""
+    cdef double t = xi + a * ig, dh, dg, rho = f / t
+    if rho > 0.0 and (semidef or rho > 2.0 or rho < 0.5):
+        dh = df / f - ig / t  # h falls with a when t > 0, rises when t < 0
+        if dh * t < 0.0 and isfinite(dh):
+            return a - log(f / t) / dh
+    dg = df - ig
+    if dg < 0.0 and isfinite(dg):
+        return a - (f - t) / dg
+    return NAN
+
+
 cdef double _root(lin_work* W, double g0, double xi, double ig, double a_start,
                   double* a_best_out) noexcept nogil:
     """Root of g(a) = f(a) - a ig - xi at the current depth (g decreasing),
     given g(0) = g0, from a_start (0: a Newton step from 0)."""
     cdef double lo = -INFINITY, hi = INFINITY  # g(lo) > 0 > g(hi)
-    cdef double a = 0.0, ga = g0, dga, an, fa, fv, df, prev = 0.0, gprev, x
+    cdef double a = 0.0, ga = g0, an, fa, fv, df, prev = 0.0, gprev, x
     cdef double best_a = 0.0, best_g = fabs(g0), tol
     cdef int n, shrink = 0, done = 0
     if g0 > 0.0:
         lo = 0.0
     else:
         hi = 0.0
-    # g'(0) for the first step
+    # f'(0) for the first step
     fv = _eval(W, W.m, 0.0, &fa, &df)  # f(0) itself: not counted
-    dga = df - ig
     gprev = fabs(g0)
     an = a_start if a_start != 0.0 else NAN
     for n in range(LIN_MAXEVAL):
         if isnan(an):
-            an = a - ga / dga if (dga < 0.0 and isfinite(dga)) else NAN
+            an = _newton(a, fv, df, xi, ig, W.semidef)
             if isfinite(lo) and isfinite(hi):
                 if not (an > lo and an < hi) or fabs(ga) > 0.5 * gprev:
                     an = 0.5 * (lo + hi)
@@ -435,7 +461,6 @@ cdef double _root(lin_work* W, double g0, double xi, double ig, double a_start,
         gprev = fabs(ga)
         a = an
         ga = fv - a * ig - xi
-        dga = df - ig
         if fabs(ga) < best_g:
             best_g = fabs(ga)
             best_a = a
