@@ -308,3 +308,6 @@ def test_rejects_inconsistent_arguments():
     with pytest.raises(ValueError):
         vonneumann_linear_sweep(V, S, kind, b, b.copy(), np.zeros(2), np.zeros((3, 3)),
                                 np.array([2], np.intp), np.inf, 1e-6)
+    with pytest.raises(ValueError):
+        vonneumann_linear_sweep(V, S, -kind, b, b.copy(), np.zeros(2), np.zeros((3, 3)),
+                                np.zeros(1, np.intp), np.inf, 1e-6)

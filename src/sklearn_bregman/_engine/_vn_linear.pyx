@@ -27,16 +27,21 @@ Q (r x m) and ``T = Q' L Q``; with ``V_c = Q_1 R`` the projected row is
 
     f(a) = tr(exp(T - a E Ct E') E Ct E')      (E: the first p columns of I_m)
 
-is an m x m problem (LAPACK ``dsyev`` per evaluation, O(m^3)).  Its derivative
+is an m x m problem: its eigenvalues and the first p rows of its
+eigenvectors, by Householder tridiagonalisation and QL (``_vn_linear.h``;
+LAPACK ``dsyev`` as the fallback), O(m^3) per evaluation.  Its derivative
 comes from the same decomposition (Daleckii-Krein):
 ``f'(a) = -sum_jl Ct~_jl^2 [th_j, th_l]exp`` with ``Ct~`` the projected row
 in the eigenbasis and ``[x, y]exp`` the divided difference of exp.  The
 Krylov depth grows a block at a time until f at the current a changes by
 less than ``LIN_KTOL`` of ``tr(exp(...) |C|)`` from one block fewer, or the
 space is invariant (m = r at worst: then f is exact); it is checked at
-``a = 0`` and again at the root.  The root comes from Newton steps on the
-monotone g inside a bracket, with doubling until the bracket closes and
-bisection when a step leaves it.
+``a = 0`` and again at the root.  The root comes from Newton steps inside
+a bracket (on ``log(f / (xi + a / gamma))`` where that is defined and f is
+far from its target or the row semidefinite, on g itself otherwise), with
+doubling until the bracket closes and bisection when a step leaves it or
+does not halve |g|.  A hard row with no root (``tr(X v v') <= -1``) is left
+as it is.
 """
 
 from libc.math cimport INFINITY, NAN, exp, fabs, isfinite, isinf, isnan, log, sqrt
@@ -563,6 +568,9 @@ def vonneumann_linear_sweep(const double[:, :, ::1] V,
     for t in range(nord):
         if order[t] < 0 or order[t] >= nrow:
             raise ValueError("order holds a row index out of range")
+    for t in range(nrow):
+        if kind[t] != 0 and kind[t] != 1:
+            raise ValueError("kind must be +1 (<=) or 0 (=)")
     if r == 0 or nord == 0 or q == 0:
         return 0, 0, 0, 0, 0
 
