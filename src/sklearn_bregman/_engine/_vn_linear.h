@@ -92,6 +92,17 @@ static void vnl_tridiag(double *A, ptrdiff_t m, double *d, double *e, double *P,
     e[m - 1] = 0.0;
 }
 
+/* sqrt(a^2 + b^2); glibc's hypot (overflow and underflow guards) is slow
+ * and was most of an evaluation's time.  The squares are safe below 1e150
+ * (entries here are logs of kernel eigenvalues); hypot beyond. */
+static inline double vnl_norm2(double a, double b)
+{
+    const double fa = fabs(a), fb = fabs(b);
+    if (fa < 1e150 && fb < 1e150 && (fa > 1e-150 || fb > 1e-150))
+        return sqrt(a * a + b * b);
+    return hypot(a, b);
+}
+
 /* Eigenvalues of the tridiagonal (d, e) into d, and z (p x n, row-major)
  * times the eigenvector matrix (column j: eigenvector j).  Returns 0, or -1
  * if an eigenvalue needs more than 30 n sweeps. */
@@ -111,14 +122,14 @@ static int vnl_tql(double *d, double *e, ptrdiff_t n, double *z, ptrdiff_t p)
             if (iter++ == 30 * n)
                 return -1;
             double g = (d[l + 1] - d[l]) / (2.0 * e[l]);
-            double r = hypot(g, 1.0);
+            double r = vnl_norm2(g, 1.0);
             g = d[mm] - d[l] + e[l] / (g + copysign(r, g));
             double s = 1.0, c = 1.0, pp = 0.0;
             ptrdiff_t i;
             int underflow = 0;
             for (i = mm - 1; i >= l; --i) {
                 const double f = s * e[i], b = c * e[i];
-                r = hypot(f, g);
+                r = vnl_norm2(f, g);
                 e[i + 1] = r;
                 if (r == 0.0) {
                     d[i + 1] -= pp;
