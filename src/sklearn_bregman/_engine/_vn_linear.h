@@ -137,8 +137,9 @@ static int vnl_tql(double *d, double *e, ptrdiff_t n, double *z, ptrdiff_t p)
                     underflow = 1;
                     break;
                 }
-                s = f / r;
-                c = g / r;
+                const double inv = 1.0 / r;
+                s = f * inv;
+                c = g * inv;
                 g = d[i + 1] - pp;
                 r = (d[i] - g) * s + 2.0 * c * b;
                 pp = s * r;

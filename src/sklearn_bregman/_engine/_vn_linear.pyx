@@ -275,6 +275,13 @@ cdef void _add_block(lin_work* W, const double* L) noexcept nogil:
         W.exhausted = 1
 
 
+cdef inline void _exhaust_if_near(lin_work* W, const double* L) noexcept nogil:
+    """Grow to the whole (invariant) space once m >= 0.8 r: one evaluation at
+    size r, exact, costs less than a check's two at sizes m and m - p."""
+    while not W.exhausted and 5 * W.m >= 4 * W.r:
+        _add_block(W, L)
+
+
 cdef double _eval_new(lin_work* W, Py_ssize_t m, double a, double* fa_out,
                       double* df_out) noexcept nogil:
     """f(a) on the leading m x m block of T, with tr(exp(.) |C|) in *fa_out
@@ -632,9 +639,11 @@ def vonneumann_linear_sweep(const double[:, :, ::1] V,
                 continue
             while W.m < kstart and not W.exhausted:
                 _add_block(&W, Lp)
+            _exhaust_if_near(&W, Lp)
             # f(0) to the Krylov tolerance
             while not _converged(&W, 0.0, &f0, &fa0):
                 _add_block(&W, Lp)
+                _exhaust_if_near(&W, Lp)
             if kind[c] > 0:
                 if f0 <= bound[c] + rtol:
                     n_satisfied += 1
@@ -655,6 +664,7 @@ def vonneumann_linear_sweep(const double[:, :, ::1] V,
                 if _converged(&W, a, &fr, &far):
                     break
                 _add_block(&W, Lp)
+                _exhaust_if_near(&W, Lp)
                 # g(0) again at the new depth (f(0) itself has converged)
                 g0 = _eval(&W, W.m, 0.0, NULL, NULL) - xi[c]
             n_krylov += W.m
