@@ -26,6 +26,7 @@ from ._driver import (
     sweep_until_settled,
 )
 from ._linear import logdet_linear_sweep
+from ._vn_linear import vonneumann_linear_sweep
 
 #: Row kinds (the ``kind`` array of :class:`LinearRows`).
 INEQUALITY, EQUALITY = 1, 0
@@ -106,10 +107,8 @@ def linear_residuals(rows, state, nu, xi, *, log_state, tol):
     return Residuals(violation, comp, tol, detail=(f * rows.scale, xi * rows.scale))
 
 
-def _vn_sweep():
-    from ._vn_linear import vonneumann_linear_sweep
-
-    return vonneumann_linear_sweep
+#: The compiled sweep of each divergence on general rows.
+LINEAR_SWEEPS = {"logdet": logdet_linear_sweep, "vonneumann": vonneumann_linear_sweep}
 
 
 def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order="cyclic",
@@ -147,7 +146,7 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
         ``dual`` and ``targets`` in the rows' scaled units.
     """
     log_state = divergence == "vonneumann"
-    sweep = _vn_sweep() if log_state else logdet_linear_sweep
+    sweep = LINEAR_SWEEPS[divergence]
     X = np.array(state0, dtype=np.float64, order="C", copy=True)
     X = 0.5 * (X + X.T)
     rng = check_random_state(random_state)
