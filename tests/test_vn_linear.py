@@ -4,70 +4,16 @@ projection, and the KKT conditions after cyclic sweeps."""
 
 import numpy as np
 import pytest
-from scipy import linalg, optimize
+from scipy import linalg
 from sklearn_bregman._engine._vn_linear import vonneumann_linear_sweep
 
-
-def row_matrix(V, S):
-    """C = sum_k s_k v_k v_k' of one row."""
-    return np.einsum("k,ki,kj->ij", S.astype(float), V, V)
-
-
-def row_abs_matrix(V, S):
-    """sum_k |s_k| v_k v_k': the row's scale (tr(X |C|) bounds |tr(X C)|)."""
-    return np.einsum("k,ki,kj->ij", np.abs(S).astype(float), V, V)
-
-
-def linear_sweep_reference(V, S, kind, bound, xi, nu, L, order, slack, rtol,
-                           correction=True):
-    """One sweep, dense: f(a) = tr(expm(L - a C) C), a* by brentq on
-    g(a) = f(a) - a / gamma - xi, then the same dual / slack / state updates
-    as the compiled sweep (in place).  Returns (n_satisfied, n_skipped,
-    n_moved)."""
-    inv_gamma = 0.0 if np.isinf(slack) else 1.0 / slack
-    n_satisfied = n_skipped = n_moved = 0
-    for c in order:
-        active = (S[c] != 0) & np.any(V[c] != 0, axis=1)
-        C = row_matrix(V[c], S[c])
-        if not active.any() or np.abs(C).max() <= 1e-13 * np.trace(row_abs_matrix(V[c], S[c])):
-            n_skipped += 1  # a null row: no signed vector, or C = 0
-            continue
-
-        def f(a, C=C, L=L):
-            return np.trace(linalg.expm(L - a * C) @ C)
-
-        f0 = f(0.0)
-        if kind[c] > 0:
-            n_satisfied += f0 <= bound[c] + rtol
-        else:
-            n_satisfied += abs(f0 - bound[c]) <= rtol
-        x = xi[c]
-        g0 = f0 - x
-        scale = np.trace(linalg.expm(L) @ row_abs_matrix(V[c], S[c]))
-        if abs(g0) <= 1e-13 * (scale + abs(x)) or (
-                kind[c] > 0 and correction and nu[c] <= 0.0 and g0 <= 0.0):
-            continue
-
-        def g(a, f=f, x=x):
-            return f(a) - a * inv_gamma - x
-
-        step = 1.0 if g0 > 0 else -1.0  # g decreases: the root is on the side of g0's sign
-        lo, hi = sorted([0.0, step])
-        while g(lo) < 0:
-            lo -= 2 * (hi - lo)
-        while g(hi) > 0:
-            hi += 2 * (hi - lo)
-        a = optimize.brentq(g, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps,
-                            maxiter=500)
-        if kind[c] > 0 and correction:
-            a = max(a, -nu[c])
-        if a == 0.0:
-            continue
-        nu[c] += a
-        xi[c] += a * inv_gamma
-        L -= a * C
-        n_moved += 1
-    return n_satisfied, n_skipped, n_moved
+from tests.oracles import (
+    row_abs_matrix,
+    row_matrix,
+)
+from tests.oracles import (
+    vonneumann_linear_sweep_reference as linear_sweep_reference,
+)
 
 
 def random_state(r, rng):
