@@ -127,6 +127,12 @@ def kind_cases(n, rng):
                      2.0 * d(i, j) - d(k, l), -0.1),
         "relative-3": (RelativeConstraints([i], [j], [i], [l], equality=True),
                        d(i, j) - d(i, l), 0.0),
+        "relative-K": (RelativeConstraints([i], [j], [k], [l], ratio=1.5, margin=0.1,
+                                           equality=True, measure="similarity"),
+                       sym(k, l) - 1.5 * sym(i, j), -0.1),
+        "relative-Kii": (RelativeConstraints([i], [i], [k], [l], equality=True,
+                                             measure="similarity"),
+                         sym(k, l) - sym(i, i), 0.0),
         "similarity": (SimilarityConstraints([i], [j], [0], [0.3]), sym(i, j), 0.3),
         "diagonal": (SimilarityConstraints([k], [k], [0], [2.0]), sym(k, k), 2.0),
         "sparse": (LinearConstraints([A_sparse], [0.4], sense=0),
@@ -137,8 +143,8 @@ def kind_cases(n, rng):
 
 
 @pytest.mark.parametrize("divergence", ["logdet", "vonneumann"])
-@pytest.mark.parametrize("case", ["relative", "relative-3", "similarity", "diagonal",
-                                  "sparse", "factored"])
+@pytest.mark.parametrize("case", ["relative", "relative-3", "relative-K", "relative-Kii",
+                                  "similarity", "diagonal", "sparse", "factored"])
 def test_each_kind_is_the_dense_bregman_projection(divergence, case):
     # full rank (r = n): the learner's kernel is the dense projection itself
     n = 12
@@ -320,6 +326,10 @@ def test_relative_constraints_validation():
         RelativeConstraints([1, 2], [2, 3, 4], [1], [3])
     with pytest.raises(TypeError, match="equality must hold booleans"):
         RelativeConstraints([1], [2], [1], [3], equality=[1])
+    with pytest.raises(ValueError, match="measure must be 'distance' or 'similarity'"):
+        RelativeConstraints([1], [2], [1], [3], measure="kernel")
+    # diagonal entries are fine for kernel entries, not for distances
+    assert len(RelativeConstraints([1], [1], [2], [2], measure="similarity")) == 1
 
 
 def test_similarity_and_linear_validation():

@@ -7,18 +7,16 @@ linear constraint ``tr(K A) <= b`` then reads ``tr(X B' A B) <= b``; this
 module writes ``B' A B`` of every kind as ``sum_k s_k v_k v_k'`` with signs
 ``s_k = +-1`` (what the compiled sweeps take):
 
-================================  ========================================  ====
-kind                              vectors ``v_k`` (sign)                     rank
-================================  ========================================  ====
-pair ``d(i, j)``                  ``b_i - b_j`` (+1)                         1
-relative ``ratio d(i,j) - d(k,l)``  ``sqrt(ratio) (b_i - b_j)`` (+1),          2
-                                  ``b_k - b_l`` (-1)
-kernel entry ``K(i, j)``, i != j  ``(b_i + b_j) / 2`` (+1),                  2
-                                  ``(b_i - b_j) / 2`` (-1)
-kernel entry ``K(i, i)``          ``b_i`` (+1)                               1
-general ``tr(K A)``               eigenvectors of ``B' A B`` times the       <= r
-                                  square roots of |eigenvalues| (signs)
-================================  ========================================  ====
+- pair ``d(i, j)``: ``b_i - b_j`` (+1); rank one;
+- relative ``ratio d(i, j) - d(k, l)``: ``sqrt(ratio) (b_i - b_j)`` (+1) and
+  ``b_k - b_l`` (-1); rank two;
+- relative on kernel entries ``K(k, l) - ratio K(i, j)``:
+  ``sqrt(ratio) (b_i - b_j) / 2`` (+1), ``sqrt(ratio) (b_i + b_j) / 2`` (-1),
+  ``(b_k + b_l) / 2`` (+1), ``(b_k - b_l) / 2`` (-1); rank four at most;
+- kernel entry ``K(i, j)``, ``i != j``: ``(b_i + b_j) / 2`` (+1) and
+  ``(b_i - b_j) / 2`` (-1); rank two; on the diagonal ``b_i`` (+1);
+- general ``tr(K A)``: the eigenvectors of ``B' A B`` times the square roots
+  of the |eigenvalues| (their signs); rank at most r.
 
 A row of sense ``>=`` is negated, and every row is divided by its size at
 the start, ``sum_k |s_k| v_k' X0 v_k`` (so one ``tol`` and one ``slack``
@@ -52,9 +50,15 @@ def _pair_part(pc, B):
 
 
 def _relative_part(rc, B):
-    V = np.stack([np.sqrt(rc.ratio)[:, None] * (B[rc.i] - B[rc.j]), B[rc.k] - B[rc.l]],
-                 axis=1)
-    S = np.tile(np.array([1, -1], np.int8), (len(rc), 1))
+    sr = np.sqrt(rc.ratio)[:, None]
+    if rc.measure == "distance":
+        V = np.stack([sr * (B[rc.i] - B[rc.j]), B[rc.k] - B[rc.l]], axis=1)
+        S = np.tile(np.array([1, -1], np.int8), (len(rc), 1))
+    else:
+        # K(k, l) - ratio K(i, j), each entry as a difference of squares
+        bi, bj, bk, bl = B[rc.i], B[rc.j], B[rc.k], B[rc.l]
+        V = 0.5 * np.stack([sr * (bi - bj), sr * (bi + bj), bk + bl, bk - bl], axis=1)
+        S = np.tile(np.array([1, -1, 1, -1], np.int8), (len(rc), 1))
     kind = np.where(rc.equality, 0, 1).astype(np.int8)
     return V, S, kind, -rc.margin, np.ones(len(rc))
 

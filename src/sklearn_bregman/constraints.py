@@ -1406,7 +1406,7 @@ def _same_row(k):
 
 
 class RelativeConstraints:
-    """Relative distance comparisons of two pairs (JMLR 2009, Section 6.2.2).
+    """Relative comparisons of two pairs (JMLR 2009, Section 6.2.2).
 
     Row ``c`` asks the pair ``(i, j)`` to be closer than the pair ``(k, l)``
     in the learned squared distance ``d``::
@@ -1420,6 +1420,15 @@ class RelativeConstraints:
     ``ratio u u' - w w'`` (``u = g_i - g_j``, ``w = g_k - g_l``): rank two and
     indefinite, projected in O(r^2).
 
+    With ``measure='similarity'`` the rows compare kernel entries instead
+    (the paper's ``K_jk <= K_lm``), the pair ``(i, j)`` being the more
+    similar one: ``-K`` takes the place of ``d``::
+
+        K(k, l) - ratio * K(i, j) <= -margin    (or = -margin)
+
+    ``i == j`` and ``k == l`` are then allowed (diagonal entries); the
+    constraint matrix has rank four at most.
+
     The constructor validates its input and raises a ValueError or
     TypeError naming the field and the first bad row; whether the indices
     lie below the number of training points is checked when the
@@ -1429,19 +1438,23 @@ class RelativeConstraints:
     ----------
     i, j, k, l : array-like of shape (n_constraints,)
         Sample indices of the closer pair ``(i, j)`` and the farther pair
-        ``(k, l)``; ``i != j``, ``k != l`` and the pairs differ.
+        ``(k, l)``; for distances ``i != j`` and ``k != l``; the pairs
+        differ.
     margin : float or array-like of shape (n_constraints,), default=0.0
-        Additive margin in squared-distance units (any finite number).
+        Additive margin, in the units of ``d`` (or of ``K``).
     ratio : float or array-like of shape (n_constraints,), default=1.0
         Multiplicative margin (> 0): a scale-free way to ask for a gap.
     equality : bool or array-like of shape (n_constraints,), default=False
         Rows that must hold with equality (a two-sided bound).
+    measure : {'distance', 'similarity'}, default='distance'
+        Compare squared distances or kernel entries.
 
     Attributes
     ----------
     i, j, k, l : ndarray of dtype intp
     margin, ratio : ndarray of dtype float64
     equality : ndarray of dtype bool
+    measure : str
 
     Examples
     --------
@@ -1449,10 +1462,17 @@ class RelativeConstraints:
     >>> rc = RelativeConstraints([0, 1], [1, 2], [0, 1], [3, 4], ratio=2.0)
     >>> len(rc), rc
     (2, RelativeConstraints(n_constraints=2, n_equality=0))
+    >>> RelativeConstraints([0], [0], [1], [2], measure="similarity")  # K(1, 2) <= K(0, 0)
+    RelativeConstraints(n_constraints=1, n_equality=0, measure='similarity')
     """
 
-    def __init__(self, i, j, k, l, *, margin=0.0, ratio=1.0, equality=False):  # noqa: E741
+    def __init__(self, i, j, k, l, *, margin=0.0, ratio=1.0, equality=False,  # noqa: E741
+                 measure="distance"):
         owner = "RelativeConstraints"
+        if measure not in ("distance", "similarity"):
+            raise ValueError(f"{owner}: measure must be 'distance' or 'similarity'; got "
+                             f"{measure!r}.")
+        self.measure = measure
         f = _fields(owner, i=i, j=j, k=k, l=l, margin=margin, ratio=ratio,
                     equality=equality)
         for name in ("i", "j", "k", "l"):
@@ -1464,7 +1484,7 @@ class RelativeConstraints:
         if eq.dtype.kind != "b":
             raise TypeError(f"{owner}: equality must hold booleans; got dtype {eq.dtype}.")
         self.equality = np.ascontiguousarray(eq)
-        for a, b in (("i", "j"), ("k", "l")):
+        for a, b in (("i", "j"), ("k", "l")) if measure == "distance" else ():
             bad = np.flatnonzero(getattr(self, a) == getattr(self, b))
             if bad.size:
                 raise ValueError(f"{owner}: row {bad[0]} has {a} == {b} (a pair joins a "
@@ -1507,8 +1527,9 @@ class RelativeConstraints:
         return self.i.shape[0]
 
     def __repr__(self):
+        extra = "" if self.measure == "distance" else f", measure={self.measure!r}"
         return (f"RelativeConstraints(n_constraints={len(self)}, "
-                f"n_equality={int(np.count_nonzero(self.equality))})")
+                f"n_equality={int(np.count_nonzero(self.equality))}{extra})")
 
 
 
