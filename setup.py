@@ -43,6 +43,7 @@ extensions = [
          "_db_kernels.h"],
     ),
     engine_extension("_csi", []),
+    engine_extension("_correlation", ["_dense_kernels.h", "_dense_kernels.pxd"]),
     engine_extension(
         "_sklr",
         ["_dense_kernels.h", "_dense_kernels.pxd", "_rank2_kernels.h", "_rank2_kernels.pxd"],

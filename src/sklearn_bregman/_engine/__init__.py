@@ -4,8 +4,9 @@ This package's interface is the only door into the engine: estimator and
 factor modules import from ``sklearn_bregman._engine``, never from its
 submodules.
 
-``_logdet.pyx``, ``_vonneumann.pyx``, ``_definiteboost.pyx`` and ``_sklr.pyx``
-hold the compiled sweeps (every projection of one pass over the constraints,
+``_logdet.pyx``, ``_vonneumann.pyx``, ``_definiteboost.pyx``, ``_sklr.pyx``
+and ``_correlation.pyx`` (projections onto a unit diagonal) hold the
+compiled sweeps (every projection of one pass over the constraints,
 in C; vector kernels in the ``.h`` files), ``_csi.pyx`` the compiled steps of
 Cholesky with side information (``_testing.pyx`` exposes compiled internals
 to the tests only and is not exported here); :mod:`._driver` runs sweeps until the dual
@@ -14,6 +15,7 @@ the state.  See ARCHITECTURE.md, layer 3, and README.md, "What a fit
 promises".
 """
 
+from ._correlation import correlation_sweep
 from ._csi import (
     cholesky_append,
     estimated_gains,
@@ -26,21 +28,28 @@ from ._definiteboost import meg_steps
 from ._driver import (
     ZERO_LENGTH_RTOL,
     ProjectionResult,
+    Residuals,
+    SweepStats,
     definiteboost,
     max_squared_norm,
     moderate_state,
     pair_projections,
     relative_gap,
     renormalise_log_trace,
+    sweep_until_settled,
     triplet_projections,
     warn_zero_length,
     zero_length_pairs,
 )
+from ._vonneumann import vonneumann_pair_sweep
 
 __all__ = [
     "ZERO_LENGTH_RTOL",
     "ProjectionResult",
+    "Residuals",
+    "SweepStats",
     "cholesky_append",
+    "correlation_sweep",
     "definiteboost",
     "estimated_gains",
     "lookahead_added",
@@ -53,7 +62,9 @@ __all__ = [
     "qr_append",
     "relative_gap",
     "renormalise_log_trace",
+    "sweep_until_settled",
     "triplet_projections",
+    "vonneumann_pair_sweep",
     "warn_zero_length",
     "zero_length_pairs",
 ]
