@@ -194,11 +194,11 @@ def test_start_that_is_already_a_correlation_matrix_is_kept():
 
 
 def test_projections_alone_reach_the_same_optimum(monkeypatch):
-    # the Newton step on the dual only accelerates: without it (r above
-    # NEWTON_MAX_RANK) the sweeps reach the same K
+    # the Newton step on the dual only accelerates: without it (its cost above
+    # NEWTON_MAX_FLOPS) the sweeps reach the same K
     G0, _ = _factor_start(40, 3, 0.6, 0.05, seed=5)
     with_newton = NearestCorrelation(input="factor", nugget=0.05).fit(G0)
-    monkeypatch.setattr(nc_module, "NEWTON_MAX_RANK", 0)
+    monkeypatch.setattr(nc_module, "NEWTON_MAX_FLOPS", 0)
     alone = NearestCorrelation(input="factor", nugget=0.05, max_iter=5000).fit(G0)
     assert alone.converged_ and alone.n_iter_ > with_newton.n_iter_
     K1 = with_newton.factor_ @ with_newton.factor_.T + np.diag(with_newton.uniqueness_)
@@ -297,7 +297,7 @@ def test_errors_name_the_input_or_parameter():
 
 
 def test_unfinished_run_warns_with_the_error_and_the_remedy(monkeypatch):
-    monkeypatch.setattr(nc_module, "NEWTON_MAX_RANK", 0)
+    monkeypatch.setattr(nc_module, "NEWTON_MAX_FLOPS", 0)
     G0, _ = _factor_start(40, 3, 0.6, 1e-3, seed=8)
     with pytest.warns(ConvergenceWarning, match=r"max_iter=3.*largest by.*nugget"):
         est = NearestCorrelation(input="factor", max_iter=3).fit(G0)

@@ -43,9 +43,20 @@ from ._engine import (
 
 __all__ = ["NearestCorrelation"]
 
-#: Largest r whose LogDet sweeps are followed by a Newton step on the dual
-#: (O(n m^2) with m = r(r+1)/2; above it, projections alone).
-NEWTON_MAX_RANK = 32
+#: Largest cost (in multiply-adds) of a Newton step on the LogDet dual that
+#: follows each sweep: O(n m^2 + m^3) with m = r(r+1)/2 by Woodbury, or
+#: O(n^3) with the dense n x n Hessian when m > n (n <= NEWTON_DENSE_MAX_N).
+#: Above it the projections run alone.
+NEWTON_MAX_FLOPS = 5e10
+NEWTON_DENSE_MAX_N = 5000
+
+
+def _newton_cost(n, r):
+    """Multiply-adds of one Newton step on the dual (inf when not affordable)."""
+    m = r * (r + 1) // 2
+    if m <= n:
+        return float(n) * m * m + float(m) ** 3
+    return float(n) ** 3 / 3 + float(n) ** 2 * r if n <= NEWTON_DENSE_MAX_N else np.inf
 
 #: Largest n of ``divergence='vonneumann'``: its state is the dense n x n
 #: log K and a sweep costs O(k n^3) (k Lanczos steps per projection).
@@ -112,7 +123,8 @@ def _newton_step(W, t, psi0):
     (Hadamard square).  With ``K = diag(t) + F F'``,
     ``K o K = diag(t^2 + 2 t |f_i|^2) + Z Z'`` where the m = r(r+1)/2
     columns of Z are ``f_a o f_b`` (a <= b, times sqrt 2 off the diagonal):
-    the Newton system is solved by Woodbury in O(n m^2 + m^3).  Cyclic
+    the Newton system is solved by Woodbury in O(n m^2 + m^3), or with the
+    dense n x n Hessian in O(n^3) when m > n (then n is small).  Cyclic
     projections are coordinate ascent on g; they crawl when ``K o K`` is
     ill-conditioned along its low-rank part (many rows pulling against one
     shared factor), which a Newton step removes at once.
@@ -123,25 +135,34 @@ def _newton_step(W, t, psi0):
     f2 = diag - t
     D = t * t + 2.0 * t * f2
     a, b = np.triu_indices(r)
-    weight = np.where(a == b, 1.0, np.sqrt(2.0))
     m = a.size
-    M = np.eye(m)
-    y = np.zeros(m)
-    gd = grad / D
-    for start in range(0, n, 4096):
-        sl = slice(start, start + 4096)
-        Z = F[sl][:, a] * F[sl][:, b] * weight
-        M += Z.T @ (Z / D[sl, None])
-        y += Z.T @ gd[sl]
-    try:
-        y = linalg.solve(M, y, assume_a="pos")
-    except (linalg.LinAlgError, ValueError):
-        return 0
-    d = gd.copy()
-    for start in range(0, n, 4096):
-        sl = slice(start, start + 4096)
-        Z = F[sl][:, a] * F[sl][:, b] * weight
-        d[sl] -= (Z @ y) / D[sl]
+    if m > n:
+        H = F @ F.T
+        H[np.diag_indices(n)] += t
+        H *= H
+        try:
+            d = linalg.solve(H, grad, assume_a="pos")
+        except (linalg.LinAlgError, ValueError):
+            return 0
+    else:
+        weight = np.where(a == b, 1.0, np.sqrt(2.0))
+        M = np.eye(m)
+        y = np.zeros(m)
+        gd = grad / D
+        for start in range(0, n, 4096):
+            sl = slice(start, start + 4096)
+            Z = F[sl][:, a] * F[sl][:, b] * weight
+            M += Z.T @ (Z / D[sl, None])
+            y += Z.T @ gd[sl]
+        try:
+            y = linalg.solve(M, y, assume_a="pos")
+        except (linalg.LinAlgError, ValueError):
+            return 0
+        d = gd.copy()
+        for start in range(0, n, 4096):
+            sl = slice(start, start + 4096)
+            Z = F[sl][:, a] * F[sl][:, b] * weight
+            d[sl] -= (Z @ y) / D[sl]
     delta = 1.0 / t
     g0 = _dual_objective(W, delta, psi0)
     slope = float(grad @ d)
@@ -184,7 +205,7 @@ def logdet_nearest_correlation(G0, psi0, *, tol, max_iter, verbose, owner):
     else:
         Sinv = np.eye(r)  # S = I at t = psi0
 
-        newton = r <= NEWTON_MAX_RANK
+        newton = _newton_cost(n, r) <= NEWTON_MAX_FLOPS
 
         def run():
             # S^-1 afresh from t before each sweep (O(n r^2)): no drift.
