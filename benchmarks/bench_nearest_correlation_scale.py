@@ -1,8 +1,10 @@
 """NearestCorrelation at n = 100,000 from a rank-20 factor (input='factor').
 
-The factor G0 (n x r, rows N(0, s^2 I), s = 0.25: about a third of the rows
-have |g_i|^2 > 1, so the start K0 = Psi0 + G0 G0' is far from a unit
-diagonal there) goes in as it is; nothing of size n x n is formed (one such
+The factor G0 (n x r, rows N(0, s^2 I); s = 0.15 by default: mean
+communality |g_i|^2 = 0.45, and the ~100 rows with |g_i|^2 > 1 have their
+psi0 floored at the nugget, so the start K0 = Psi0 + G0 G0' misses the unit
+diagonal there and the projections have to pull the shared factor; with
+--scale 0.2, a fifth of the rows) goes in as it is; nothing of size n x n is formed (one such
 array would take 80 GB).  Printed: fit time, sweeps, the largest |K_ii - 1|
 recomputed from the result, the evidence that K = Psi + F F' is positive
 definite of the stated structure (F has r columns, every psi_i > 0), and
@@ -26,7 +28,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--rank", type=int, default=20)
-    parser.add_argument("--scale", type=float, default=0.25)
+    parser.add_argument("--verbose", type=int, default=0)
+    parser.add_argument("--scale", type=float, default=0.15)
     args = parser.parse_args()
     n, r = args.n, args.rank
     rng = np.random.default_rng(0)
@@ -36,7 +39,7 @@ def main():
 
     tracemalloc.start()
     t0 = time.perf_counter()
-    est = NearestCorrelation(input="factor", verbose=0).fit(G0)
+    est = NearestCorrelation(input="factor", verbose=args.verbose).fit(G0)
     sec = time.perf_counter() - t0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
