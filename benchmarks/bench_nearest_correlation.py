@@ -20,7 +20,9 @@ fit C:
 
 Columns: fit time (wall clock, time.perf_counter, the fit only, C given),
 the largest |K_ii - 1|, the Frobenius distance ||K - C||_F, and the
-smallest eigenvalue of K.  A fit is interrupted after 60 s (a SIGALRM timer
+smallest eigenvalue of K.  BLAS runs on one thread (threadpoolctl; on a
+2-core machine with another process busy, two OpenBLAS threads made the
+same fit vary from 0.1 s to 5 s).  A fit is interrupted after 60 s (a SIGALRM timer
 checked between the library's calls) and shown as "> 60".
 
 "Largest n within 60 s": n doubles from 500 (one C per n, shared by the
@@ -39,6 +41,7 @@ import warnings
 
 import numpy as np
 from statsmodels.stats.correlation_tools import corr_nearest, corr_nearest_factor
+from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import NearestCorrelation
 
@@ -168,6 +171,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, 5 s budget")
     args = parser.parse_args()
+    threadpool_limits(1)
     t0 = time.perf_counter()
     C = pairwise_correlation(60, seed=0)
     for fit in METHODS.values():  # warm-up: imports, BLAS threads

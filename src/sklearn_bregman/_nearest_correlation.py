@@ -179,7 +179,9 @@ def _newton_step(W, t, psi0):
 
 
 def logdet_nearest_correlation(G0, psi0, *, tol, max_iter, verbose, owner):
-    """Cyclic LogDet projections onto ``K_ii = 1`` from ``K0 = diag(psi0) + G0 G0'``.
+    """Cyclic LogDet projections onto ``K_ii = 1`` from ``K0 = diag(psi0) + G0 G0'``,
+    each sweep followed by a Newton step on the dual (:func:`_newton_step`)
+    when its cost is at most ``NEWTON_MAX_FLOPS``.
 
     Runs :func:`~sklearn_bregman._engine.sweep_until_settled` over the
     compiled :func:`~sklearn_bregman._engine.correlation_sweep`: the state is
@@ -328,7 +330,13 @@ class NearestCorrelation(BaseEstimator):
     structure of the start: :math:`K = \Psi + F F^T` with :math:`\Psi`
     diagonal positive (``uniqueness_``) and F n x r (``factor_``).  A
     projection costs O(r^2) in compiled code and a sweep O(n r^2); nothing
-    of size n x n is formed with ``input='factor'`` (memory O(n r)).
+    of size n x n is formed with ``input='factor'`` (memory O(n r)).  The
+    cyclic projections are coordinate ascent on the dual and crawl when many
+    rows pull against the shared factor; each sweep is therefore followed by
+    a Newton step on the dual (Hessian :math:`-K \circ K`, solved by
+    Woodbury in O(n r^4), or densely in O(n^3) when that is cheaper), with
+    backtracking.  Both reach the same optimum; the Newton step only
+    shortens the run.
 
     **von Neumann**.  The solution is
     :math:`K = \exp(\log K_0 - \mathrm{diag}(\alpha))`, which keeps no
