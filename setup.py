@@ -45,6 +45,7 @@ extensions = [
     engine_extension("_csi", []),
     engine_extension("_linear", ["_dense_kernels.h", "_dense_kernels.pxd"]),
     engine_extension("_vn_linear", ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_linear.h"]),
+    engine_extension("_correlation", ["_dense_kernels.h", "_dense_kernels.pxd"]),
     engine_extension(
         "_sklr",
         ["_dense_kernels.h", "_dense_kernels.pxd", "_rank2_kernels.h", "_rank2_kernels.pxd"],

@@ -12,6 +12,7 @@ from ._definiteboost import DefiniteBoost
 from ._itml import ITMLTransformer
 from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
 from ._metrics import kernel_kmeans_scorer, knn_scorer
+from ._nearest_correlation import NearestCorrelation
 from ._pairs import PairClassifier, PairKFold
 from ._sklr import SKLRClusterer
 from ._triplets import TripletClassifier
@@ -31,6 +32,7 @@ __all__ = [
     "ITMLTransformer",
     "KernelKMeans",
     "LogDetKernelLearner",
+    "NearestCorrelation",
     "PairClassifier",
     "PairKFold",
     "PairConstraints",

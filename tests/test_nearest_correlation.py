@@ -1,0 +1,332 @@
+"""NearestCorrelation: the compiled sweep against a dense oracle, optimality,
+the von Neumann path, scale without n x n memory, and the conventions."""
+
+import doctest
+import pickle
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from scipy import linalg, optimize
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+import sklearn_bregman._nearest_correlation as nc_module
+from sklearn_bregman import NearestCorrelation
+from sklearn_bregman._engine import correlation_sweep
+
+
+def _factor_start(n, r, scale, nugget, seed):
+    rng = np.random.default_rng(seed)
+    G0 = rng.standard_normal((n, r)) * scale
+    psi0 = np.maximum(1.0 - (G0 ** 2).sum(1), nugget)
+    return G0, psi0
+
+
+def _dense(G0, psi0):
+    return G0 @ G0.T + np.diag(psi0)
+
+
+def _oracle_sweeps(K0, n_sweeps):
+    """Plain dense cyclic LogDet projections onto K_ii = 1:
+    K <- K - a K e_i e_i' K / (1 + a K_ii), a = 1 - 1 / K_ii."""
+    K = K0.copy()
+    for _ in range(n_sweeps):
+        for i in range(K.shape[0]):
+            a = 1.0 - 1.0 / K[i, i]
+            k = K[:, i].copy()
+            K -= a * np.outer(k, k) / (1.0 + a * K[i, i])
+    return K
+
+
+def _sweeps(G0, psi0, n_sweeps):
+    """The compiled sweep, S^-1 refreshed from t before each one (as the driver)."""
+    n, r = G0.shape
+    W = G0 / psi0[:, None]
+    t = psi0.copy()
+    Sinv = np.empty((r, r))
+    order = np.arange(n, dtype=np.intp)
+    for _ in range(n_sweeps):
+        S = np.eye(r) + W.T @ ((psi0 - t)[:, None] * W)
+        Sinv[...] = np.linalg.inv(S)
+        correlation_sweep(W, t, Sinv, order)
+    S = np.eye(r) + W.T @ ((psi0 - t)[:, None] * W)
+    return np.diag(t) + (t[:, None] * W) @ np.linalg.inv(S) @ (t[:, None] * W).T
+
+
+def ld_divergence(K, K0):
+    A = K @ np.linalg.inv(K0)
+    return float(np.trace(A) - np.linalg.slogdet(A)[1] - K.shape[0])
+
+
+def vn_divergence(K, K0):
+    def logm(A):
+        w, Q = linalg.eigh(A)
+        return (Q * np.log(w)) @ Q.T
+    return float(np.trace(K @ logm(K) - K @ logm(K0) - K + K0))
+
+
+def _pairwise_estimate(n, k, n_obs, seed, missing=0.3):
+    """Correlation estimate of a factor model from pairwise-complete
+    observations with missing values: indefinite in general."""
+    rng = np.random.default_rng(seed)
+    B = rng.standard_normal((n, k)) * 0.7
+    X = rng.standard_normal((n_obs, k)) @ B.T + rng.standard_normal((n_obs, n))
+    X[rng.random(X.shape) < missing] = np.nan
+    mask = ~np.isnan(X)
+    Xz = np.where(mask, X, 0.0)
+    cnt = mask.T.astype(float) @ mask
+    s = Xz.T @ Xz / cnt
+    m = Xz.T @ mask / cnt  # mean of column i over rows where j is observed
+    ss = (Xz ** 2).T @ mask / cnt
+    cov = s - m * m.T
+    var_i = ss - m ** 2
+    C = cov / np.sqrt(var_i * var_i.T)
+    C = (C + C.T) / 2
+    np.fill_diagonal(C, 1.0)
+    return C
+
+
+# ---------------------------------------------------------------- the compiled sweep
+
+@pytest.mark.parametrize("r", [3, 6])
+def test_compiled_sweep_matches_dense_oracle(r):
+    # scale 0.6: many rows have |g_i|^2 > 1, so the projections have work to do
+    G0, psi0 = _factor_start(40, r, 0.6 if r == 3 else 0.45, 0.05, seed=r)
+    K0 = _dense(G0, psi0)
+    for n_sweeps in (1, 5):
+        K = _sweeps(G0, psi0, n_sweeps)
+        assert np.abs(K - _oracle_sweeps(K0, n_sweeps)).max() < 1e-9
+    # converged: the estimator and the oracle run to the end agree
+    est = NearestCorrelation(input="factor", nugget=0.05).fit(G0)
+    assert est.converged_
+    K = est.factor_ @ est.factor_.T + np.diag(est.uniqueness_)
+    assert np.abs(K - _oracle_sweeps(K0, 3000)).max() < 1e-9
+
+
+def test_sweep_reports_the_largest_error_before_projecting():
+    G0, psi0 = _factor_start(30, 4, 0.6, 0.05, seed=1)
+    K = _dense(G0, psi0)
+    errors = []
+    for i in range(30):  # the oracle's sweep, recording |K_ii - 1| before each step
+        errors.append(abs(K[i, i] - 1.0))
+        a = 1.0 - 1.0 / K[i, i]
+        k = K[:, i].copy()
+        K -= a * np.outer(k, k) / (1.0 + a * K[i, i])
+    W = G0 / psi0[:, None]
+    t = psi0.copy()
+    worst, moved = correlation_sweep(W, t, np.eye(4), np.arange(30, dtype=np.intp))
+    assert worst == pytest.approx(max(errors), rel=1e-12)
+    assert moved == np.count_nonzero(np.array(errors) > 0)
+
+
+# ---------------------------------------------------------------- the result
+
+@pytest.mark.parametrize("rank", [None, 5])
+def test_unit_diagonal_psd_repeatable(rank):
+    C = _pairwise_estimate(80, 4, 60, seed=0)
+    assert np.linalg.eigvalsh(C)[0] < -1e-3  # indefinite
+    with pytest.warns(UserWarning, match="not positive semidefinite"):
+        est = NearestCorrelation(rank=rank).fit(C)
+    assert est.converged_ and est.max_diagonal_error_ <= 1e-10
+    K = est.correlation_
+    assert np.abs(np.diag(K) - 1).max() < 1e-8
+    assert np.linalg.eigvalsh(K)[0] >= -1e-12
+    assert np.all(est.uniqueness_ > 0) and est.factor_.shape == (80, est.rank_)
+    assert np.allclose(est.uniqueness_ + (est.factor_ ** 2).sum(1), 1.0, atol=1e-10)
+    assert np.allclose(K, est.factor_ @ est.factor_.T + np.diag(est.uniqueness_))
+    w = np.linalg.eigvalsh(C)
+    assert est.negative_mass_ == pytest.approx(-w[w < 0].sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        again = NearestCorrelation(rank=rank).fit(C)
+    assert np.array_equal(again.correlation_, K)
+
+
+def test_logdet_optimality_and_kkt():
+    G0, psi0 = _factor_start(12, 3, 0.6, 0.05, seed=3)
+    assert np.any((G0 ** 2).sum(1) > 1)  # K0 is not a correlation matrix
+    K0 = _dense(G0, psi0)
+    est = NearestCorrelation(input="factor", nugget=0.05).fit(G0)
+    K = est.factor_ @ est.factor_.T + np.diag(est.uniqueness_)
+    D = ld_divergence(K, K0)
+    assert est.divergence_ == pytest.approx(D, rel=1e-9)
+    # KKT: K^-1 - K0^-1 is diagonal, and equals diag(dual_coef_)
+    E = np.linalg.inv(K) - np.linalg.inv(K0)
+    off = E - np.diag(np.diag(E))
+    assert np.abs(off).max() <= 1e-8 * np.abs(E).max()
+    assert np.allclose(np.diag(E), est.dual_coef_, rtol=1e-8, atol=1e-8)
+    # feasible points are no nearer: the rescaled start and its mixtures with I
+    d = 1.0 / np.sqrt(np.diag(K0))
+    X = d[:, None] * K0 * d
+    for s in (0.0, 0.1, 0.5, 0.9):
+        assert D <= ld_divergence((1 - s) * X + s * np.eye(12), K0) + 1e-10
+    # ... and the Frobenius-nearest correlation matrix (Higham / statsmodels)
+    # to K0 with its diagonal set to 1 (indefinite), kept positive definite by
+    # the eigenvalue threshold
+    correlation_tools = pytest.importorskip("statsmodels.stats.correlation_tools")
+    C1 = K0.copy()
+    np.fill_diagonal(C1, 1.0)
+    assert np.linalg.eigvalsh(C1)[0] < 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (its iteration limit; the checks below hold)
+        H = correlation_tools.corr_nearest(C1, threshold=1e-3, n_fact=1000)
+    H = (H + H.T) / 2
+    assert np.abs(np.diag(H) - 1).max() < 1e-8 and np.linalg.eigvalsh(H)[0] > 0
+    assert D < ld_divergence(H, K0)
+    # and a small random perturbation along the feasible set does not help
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        P = rng.standard_normal((12, 12)) * 1e-3
+        P = (P + P.T) / 2
+        np.fill_diagonal(P, 0.0)
+        assert D <= ld_divergence(K + P, K0) + 1e-12
+
+
+def test_start_that_is_already_a_correlation_matrix_is_kept():
+    G0, _ = _factor_start(50, 3, 0.3, 1e-3, seed=4)
+    G0 /= np.maximum(1.0, np.linalg.norm(G0, axis=1) * 1.1)[:, None]
+    est = NearestCorrelation(input="factor").fit(G0)
+    assert est.converged_ and est.divergence_ == pytest.approx(0.0, abs=1e-12)
+    assert np.allclose(est.factor_ @ est.factor_.T + np.diag(est.uniqueness_),
+                       G0 @ G0.T + np.diag(1 - (G0 ** 2).sum(1)))
+
+
+def test_projections_alone_reach_the_same_optimum(monkeypatch):
+    # the Newton step on the dual only accelerates: without it (its cost above
+    # NEWTON_MAX_FLOPS) the sweeps reach the same K
+    G0, _ = _factor_start(40, 3, 0.6, 0.05, seed=5)
+    with_newton = NearestCorrelation(input="factor", nugget=0.05).fit(G0)
+    monkeypatch.setattr(nc_module, "NEWTON_MAX_FLOPS", 0)
+    alone = NearestCorrelation(input="factor", nugget=0.05, max_iter=5000).fit(G0)
+    assert alone.converged_ and alone.n_iter_ > with_newton.n_iter_
+    K1 = with_newton.factor_ @ with_newton.factor_.T + np.diag(with_newton.uniqueness_)
+    K2 = alone.factor_ @ alone.factor_.T + np.diag(alone.uniqueness_)
+    assert np.abs(K1 - K2).max() < 1e-9
+
+
+# ---------------------------------------------------------------- von Neumann
+
+def _vn_oracle(K0):
+    """Dense dual ascent: maximise -tr exp(log K0 - diag a) - sum a (L-BFGS)."""
+    w, Q = linalg.eigh(K0)
+    L0 = (Q * np.log(w)) @ Q.T
+
+    def f(a):
+        lam, V = linalg.eigh(L0 - np.diag(a))
+        K = (V * np.exp(lam)) @ V.T
+        return np.trace(K) + a.sum(), 1.0 - np.diag(K)
+
+    res = optimize.minimize(f, np.zeros(K0.shape[0]), jac=True, method="L-BFGS-B",
+                            options=dict(gtol=1e-13, ftol=1e-15, maxiter=5000))
+    lam, V = linalg.eigh(L0 - np.diag(res.x))
+    return (V * np.exp(lam)) @ V.T, L0
+
+
+def test_vonneumann_against_dense_oracle():
+    G0, psi0 = _factor_start(15, 3, 0.6, 0.05, seed=6)
+    K0 = _dense(G0, psi0)
+    est = NearestCorrelation("vonneumann", input="factor", nugget=0.05).fit(G0)
+    K = est.correlation_
+    assert est.converged_ and np.abs(np.diag(K) - 1).max() < 1e-8
+    assert not hasattr(est, "factor_")
+    # optimality: log K - log K0 is diagonal, -diag(dual_coef_)
+    w, Q = linalg.eigh(K)
+    E = (Q * np.log(w)) @ Q.T - linalg.logm(K0).real
+    assert np.abs(E - np.diag(np.diag(E))).max() < 1e-8
+    assert np.allclose(-np.diag(E), est.dual_coef_, atol=1e-8)
+    K_star, _ = _vn_oracle(K0)
+    assert np.abs(K - K_star).max() < 1e-6
+    assert est.divergence_ == pytest.approx(vn_divergence(K, K0), rel=1e-8)
+    d = 1.0 / np.sqrt(np.diag(K0))
+    assert est.divergence_ <= vn_divergence(d[:, None] * K0 * d, K0)
+    # not the LogDet solution
+    ld = NearestCorrelation(input="factor", nugget=0.05).fit(G0)
+    assert np.abs(ld.factor_ @ ld.factor_.T + np.diag(ld.uniqueness_) - K).max() > 1e-4
+
+
+# ---------------------------------------------------------------- scale
+
+def test_factor_input_at_scale_without_n_by_n_memory():
+    n, r = 20_000, 10
+    G0, _ = _factor_start(n, r, 0.2, 1e-3, seed=7)
+    assert np.count_nonzero((G0 ** 2).sum(1) > 1) > 50  # rows to project
+    tracemalloc.start()
+    try:
+        est = NearestCorrelation(input="factor").fit(G0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert est.converged_
+    diag = est.uniqueness_ + np.einsum("ij,ij->i", est.factor_, est.factor_)
+    assert np.abs(diag - 1).max() < 1e-8
+    assert np.all(est.uniqueness_ > 0) and est.factor_.shape == (n, r)
+    assert not hasattr(est, "correlation_")
+    assert peak < 0.01 * n * n * 8  # 32 MB; one n x n array would be 3.2 GB
+
+
+# ---------------------------------------------------------------- errors and conventions
+
+def test_errors_name_the_input_or_parameter():
+    C = np.eye(4)
+    with pytest.raises(ValueError, match="square"):
+        NearestCorrelation().fit(np.ones((4, 3)))
+    bad = C.copy()
+    bad[0, 1] = 0.5
+    with pytest.raises(ValueError, match="symmetric"):
+        NearestCorrelation().fit(bad)
+    bad = C.copy()
+    bad[1, 1] = np.nan
+    with pytest.raises(ValueError, match="C contains NaN"):
+        NearestCorrelation().fit(bad)
+    bad[1, 1] = np.inf
+    with pytest.raises(ValueError, match="C contains inf"):
+        NearestCorrelation().fit(bad)
+    with pytest.raises(ValueError, match="'divergence' parameter"):
+        NearestCorrelation(divergence="frobenius").fit(C)
+    with pytest.raises(ValueError, match="rank=5 exceeds n=4"):
+        NearestCorrelation(rank=5).fit(C)
+    with pytest.raises(ValueError, match="rank=2 with input='factor'"):
+        NearestCorrelation(rank=2, input="factor").fit(np.ones((4, 3)) * 0.1)
+    with pytest.raises(ValueError, match="'nugget' parameter"):
+        NearestCorrelation(nugget=0.0).fit(C)
+    big = np.full((nc_module.VONNEUMANN_MAX_N + 1, 1), 0.1)
+    with pytest.raises(ValueError, match=r"divergence='vonneumann'.*n=2001"):
+        NearestCorrelation("vonneumann", input="factor").fit(big)
+
+
+def test_unfinished_run_warns_with_the_error_and_the_remedy(monkeypatch):
+    monkeypatch.setattr(nc_module, "NEWTON_MAX_FLOPS", 0)
+    G0, _ = _factor_start(40, 3, 0.6, 1e-3, seed=8)
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=3.*largest by.*nugget"):
+        est = NearestCorrelation(input="factor", max_iter=3).fit(G0)
+    assert not est.converged_ and est.max_diagonal_error_ > est.tol
+
+
+def test_get_params_clone_pickle():
+    est = NearestCorrelation("vonneumann", rank=3, nugget=0.01, tol=1e-9)
+    assert clone(est).get_params() == est.get_params()
+    C = _pairwise_estimate(30, 2, 200, seed=9, missing=0.0)
+    fitted = NearestCorrelation(rank=3).fit(C)
+    again = pickle.loads(pickle.dumps(fitted))
+    assert np.array_equal(again.correlation_, fitted.correlation_)
+    assert again.n_features_in_ == 30
+
+
+# scikit-learn's common checks do not apply: fit takes one symmetric n x n
+# matrix (or an n x r factor) whose rows and columns are the same variables,
+# not n samples of features.  The checks feed rectangular X (rejected: C
+# must be square), subsample or shuffle rows alone (which breaks the
+# symmetry), and expect predict/transform or sample-wise invariances that
+# have no meaning here.  The conventions they test are tested above:
+# parameters stored unchanged and validated in fit, clone, pickling, errors
+# naming the input or parameter, n_features_in_.
+
+
+def test_docstring_examples():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        result = doctest.testmod(nc_module, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0 and result.attempted > 0
