@@ -11,10 +11,11 @@ import pytest
 from scipy import linalg, optimize
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn_bregman._engine._correlation import correlation_sweep
 
+import sklearn_bregman._engine._unit_diagonal as unit_diagonal
 import sklearn_bregman._nearest_correlation as nc_module
 from sklearn_bregman import NearestCorrelation
-from sklearn_bregman._engine import correlation_sweep
 
 
 def _factor_start(n, r, scale, nugget, seed):
@@ -198,7 +199,7 @@ def test_projections_alone_reach_the_same_optimum(monkeypatch):
     # NEWTON_MAX_FLOPS) the sweeps reach the same K
     G0, _ = _factor_start(40, 3, 0.6, 0.05, seed=5)
     with_newton = NearestCorrelation(input="factor", nugget=0.05).fit(G0)
-    monkeypatch.setattr(nc_module, "NEWTON_MAX_FLOPS", 0)
+    monkeypatch.setattr(unit_diagonal, "NEWTON_MAX_FLOPS", 0)
     alone = NearestCorrelation(input="factor", nugget=0.05, max_iter=5000).fit(G0)
     assert alone.converged_ and alone.n_iter_ > with_newton.n_iter_
     K1 = with_newton.factor_ @ with_newton.factor_.T + np.diag(with_newton.uniqueness_)
@@ -297,7 +298,7 @@ def test_errors_name_the_input_or_parameter():
 
 
 def test_unfinished_run_warns_with_the_error_and_the_remedy(monkeypatch):
-    monkeypatch.setattr(nc_module, "NEWTON_MAX_FLOPS", 0)
+    monkeypatch.setattr(unit_diagonal, "NEWTON_MAX_FLOPS", 0)
     G0, _ = _factor_start(40, 3, 0.6, 1e-3, seed=8)
     with pytest.warns(ConvergenceWarning, match=r"max_iter=3.*largest by.*nugget"):
         est = NearestCorrelation(input="factor", max_iter=3).fit(G0)

@@ -10,13 +10,13 @@ a unit diagonal) hold the compiled sweeps (every projection of one pass over
 the constraints, in C; vector kernels in the ``.h`` files), ``_csi.pyx`` the
 compiled steps of Cholesky with side information (``_testing.pyx`` exposes
 compiled internals to the tests only and is not exported here);
-:mod:`._linear_rows` sets up the sweeps on general linear rows;
+:mod:`._linear_rows` sets up the sweeps on general linear rows and
+:mod:`._unit_diagonal` those onto a unit diagonal;
 :mod:`._driver` runs sweeps until the dual variables stop moving and the
 optimality (KKT) conditions hold, and guards the state.  See
 ARCHITECTURE.md, layer 3, and README.md, "What a fit promises".
 """
 
-from ._correlation import correlation_sweep
 from ._csi import (
     cholesky_append,
     estimated_gains,
@@ -29,32 +29,27 @@ from ._definiteboost import meg_steps
 from ._driver import (
     ZERO_LENGTH_RTOL,
     ProjectionResult,
-    Residuals,
-    SweepStats,
     definiteboost,
     max_squared_norm,
     moderate_state,
     pair_projections,
     relative_gap,
     renormalise_log_trace,
-    sweep_until_settled,
     triplet_projections,
     warn_zero_length,
     zero_length_pairs,
 )
 from ._linear_rows import LinearRows, linear_projections, row_values
-from ._vonneumann import vonneumann_pair_sweep
+from ._unit_diagonal import logdet_nearest_correlation, vonneumann_nearest_correlation
 
 __all__ = [
     "ZERO_LENGTH_RTOL",
     "LinearRows",
     "ProjectionResult",
-    "Residuals",
-    "SweepStats",
     "cholesky_append",
-    "correlation_sweep",
     "definiteboost",
     "linear_projections",
+    "logdet_nearest_correlation",
     "estimated_gains",
     "lookahead_added",
     "lookahead_chosen",
@@ -67,9 +62,8 @@ __all__ = [
     "relative_gap",
     "renormalise_log_trace",
     "row_values",
-    "sweep_until_settled",
     "triplet_projections",
-    "vonneumann_pair_sweep",
+    "vonneumann_nearest_correlation",
     "warn_zero_length",
     "zero_length_pairs",
 ]
