@@ -19,6 +19,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_bregman._engine._linear import logdet_linear_sweep
 
 from sklearn_bregman import LogDetKernelLearner, TripletClassifier, VonNeumannKernelLearner
+from sklearn_bregman._base import orthonormal_basis
 from sklearn_bregman._engine import LinearRows, linear_projections, row_values
 from sklearn_bregman._rows import build_rows
 from sklearn_bregman.constraints import (
@@ -197,27 +198,37 @@ def mixed_constraints(X, rng):
     ]
 
 
+@pytest.mark.parametrize("divergence", ["logdet", "vonneumann"])
 @pytest.mark.parametrize("slack", [np.inf, 2.0])
-def test_mixed_kinds_satisfy_kkt(slack):
+def test_mixed_kinds_satisfy_kkt(slack, divergence):
     rng = np.random.default_rng(1)
     n, d = 18, 6
     X = rng.normal(size=(n, d))
     cons = mixed_constraints(X, rng)
-    learner = LogDetKernelLearner(rank=d, slack=slack, tol=1e-9, max_iter=20000,
-                                  order="cyclic", ratio=1.2, random_state=0)
+    learner = LEARNERS[divergence](rank=d, slack=slack, tol=1e-9, max_iter=20000,
+                                   order="cyclic", ratio=1.2, random_state=0)
     learner.fit(X, constraints=cons)
     assert learner.converged_
     M = learner.metric_
-    # rebuild the rows the engine saw (same bounds: the learner's constraints_)
-    rows = build_rows(learner.constraints_, X, np.eye(d), triplet_ratio=learner.ratio)
+    # rebuild the rows the engine saw (same bounds: the learner's constraints_),
+    # in the engine's coordinates: G0 = X (LogDet, from I) or the orthonormal
+    # basis U of X = U S V' (von Neumann, from S^2; its state X_U = S V' M V S)
+    if divergence == "logdet":
+        B, X0, state = X, np.eye(d), M
+        grad = np.linalg.inv(X0) - np.linalg.inv(M)  # of -logdet, at M minus at X0
+    else:
+        U, s, Vt = orthonormal_basis(X)
+        B, X0 = U, np.diag(s ** 2)
+        state = (s[:, None] * Vt) @ M @ (Vt.T * s)
+        grad = linalg.logm(state).real - np.diag(np.log(s ** 2))  # of tr(X log X - X)
+    rows = build_rows(learner.constraints_, B, X0, triplet_ratio=learner.ratio)
     C = np.einsum("ck,cki,ckj->cij", rows.S.astype(float), rows.V, rows.V)
     nu = learner.dual_coef_ * rows.scale * rows.flip  # back to the rows' units
-    # stationarity: grad phi(M) - grad phi(I) = -M^-1 + I = -sum nu_c C_c
-    lhs = np.linalg.inv(M) - np.eye(d)
-    rhs = np.einsum("c,cij->ij", nu, C)
-    assert np.abs(lhs - rhs).max() <= 1e-7 * max(np.abs(lhs).max(), 1.0)
+    # stationarity: grad phi(X) - grad phi(X0) = -sum nu_c C_c
+    rhs = -np.einsum("c,cij->ij", nu, C)
+    assert np.abs(grad - rhs).max() <= 1e-7 * max(np.abs(grad).max(), 1.0)
     # feasibility against the targets, and the duals' signs
-    f = row_values(rows, M)
+    f = row_values(rows, state)
     xi = rows.bound + (0 if np.isinf(slack) else nu / slack)
     ineq = rows.kind == 1
     assert np.all(f[ineq] - xi[ineq] <= 1e-8)
