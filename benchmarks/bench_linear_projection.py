@@ -40,6 +40,7 @@ from sklearn_bregman._engine._sklr import logdet_triplet_sweep  # noqa: E402
 from sklearn_bregman._engine._vn_linear import vonneumann_linear_sweep  # noqa: E402
 from sklearn_bregman._engine._vonneumann import vonneumann_pair_sweep  # noqa: E402
 
+from benchmarks.bench_logdet_projection import problem  # noqa: E402
 from tests.oracles import (  # noqa: E402
     logdet_linear_sweep_reference,
     vonneumann_linear_sweep_reference,
@@ -55,13 +56,9 @@ def best_of(repeats, fn):
     return best, out
 
 
-def pair_problem(r, c, rng, n=2000):
-    G = rng.standard_normal((n, r))
-    i = rng.integers(0, n, c).astype(np.intp)
-    j = ((i + 1 + rng.integers(0, n - 1, c)) % n).astype(np.intp)
-    sign = np.where(rng.random(c) < 0.5, 1, -1).astype(np.int8)
-    d0 = ((G[i] - G[j]) ** 2).sum(1)
-    bound = np.where(sign > 0, 0.6 * d0, 1.5 * d0)
+def pair_problem(r, c, rng):
+    """bench_logdet_projection's pairs, and the same as rows."""
+    G, i, j, sign, bound = problem(r, c=c, seed=int(rng.integers(2 ** 31)))
     V = (G[i] - G[j])[:, None, :].copy()
     S = sign[:, None].copy()
     return (G, i, j, sign, bound), (V, S, np.ones(c, np.int8), sign * bound)
