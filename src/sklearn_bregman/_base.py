@@ -155,14 +155,10 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
             "None. Pass class labels y, or pair constraints with constraints=..."
         )
     else:
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != n_samples:
-            raise ValueError(
-                f"y has {len(y)} entries but X has {n_samples} samples."
-            )
-        pairs = _pairs_from_labels(
-            y, estimator.n_constraints, unlabeled=estimator.unlabeled, random_state=rng
-        )
+        # stacklevel 6: the user's fit call (through scikit-learn's _fit_context)
+        pairs = _pairs_from_labels(check_labels(y, n_samples), estimator.n_constraints,
+                                   unlabeled=estimator.unlabeled, random_state=rng,
+                                   stacklevel=6)
         # errors about them name what the user passed: labels, not constraints
         source = (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
                   f"epsilon={estimator.epsilon})")
@@ -170,6 +166,14 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
         pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
         source=source,
     )
+
+
+def check_labels(y, n_samples):
+    """Class labels ``y`` as a 1-D array of ``n_samples`` entries, or an error."""
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"y has {len(y)} entries but X has {n_samples} samples.")
+    return y
 
 
 def check_pair_bounds(pairs, G, M0=None):

@@ -22,11 +22,12 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import column_or_1d, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._base import (
     SWEEP_PARAMETERS,
     FactorLearner,
+    check_labels,
     check_pair_bounds,
     metric_from_log,
     orthonormal_basis,
@@ -37,9 +38,8 @@ from ._engine import linear_projections, pair_projections
 from ._rows import ROW_KINDS, as_constraint_list, build_rows, check_row_indices
 from .constraints import (
     PairConstraints,
-    RelativeConstraints,
     TripletConstraints,
-    _triplets_from_labels,
+    _relative_from_labels,
     check_triplets,
 )
 
@@ -139,13 +139,9 @@ shape (n_constraints, 3 or 4), default=None
             con_list = [t] if constraints is None else (
                 (con_list or [constraints]) + [t])
         elif constraints is None and y is not None and self.label_constraints == "relative":
-            y = column_or_1d(y, warn=True)
-            if y.shape[0] != n:
-                raise ValueError(f"y has {len(y)} entries but X has {n} samples.")
-            t = _triplets_from_labels(y, self.n_constraints, unlabeled=self.unlabeled,
-                                      random_state=rng, stacklevel=4)
-            con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
-                                            ratio=self.ratio)]
+            con_list = [_relative_from_labels(
+                check_labels(y, n), self.n_constraints, ratio=self.ratio,
+                unlabeled=self.unlabeled, random_state=rng, stacklevel=6)]
         if con_list is None or (len(con_list) == 1
                                 and isinstance(con_list[0], PairConstraints)):
             # pairs alone: the specialised pair sweep, and eq. 22's slack

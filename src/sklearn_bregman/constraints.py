@@ -1737,7 +1737,16 @@ def relative_from_labels(y, n_constraints=None, *, ratio=1.0, margin=0.0, unlabe
     >>> len(rc), bool(np.all((y[rc.i] == y[rc.j]) & (y[rc.i] != y[rc.l])))
     (50, True)
     """
+    return _relative_from_labels(y, n_constraints, ratio=ratio, margin=margin,
+                                 unlabeled=unlabeled, random_state=random_state,
+                                 stacklevel=6)
+
+
+def _relative_from_labels(y, n_constraints=None, *, ratio=1.0, margin=0.0, unlabeled=-1,
+                          random_state=None, stacklevel=3):
+    """:func:`relative_from_labels` without its parameter validation (for the
+    estimators, which validate theirs in ``fit``)."""
     t = _triplets_from_labels(y, n_constraints, unlabeled=unlabeled,
-                              random_state=random_state, stacklevel=5)
+                              random_state=random_state, stacklevel=stacklevel)
     return RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2], ratio=ratio,
                                margin=margin)
