@@ -20,6 +20,7 @@ from sklearn_bregman import (
     LogDetKernelLearner,
     PairConstraints,
     VonNeumannKernelLearner,
+    knn_scorer,
 )
 from sklearn_bregman.constraints import pair_sqdist
 
@@ -188,3 +189,40 @@ def test_callable_kernel_matches_the_named_one():
     assert np.array_equal(named.pivots_, func.pivots_)
     assert np.allclose(named.learned_kernel(X[:5], X), func.learned_kernel(X[:5], X),
                        atol=1e-8)
+
+
+def _cache_entries(location):
+    import os
+
+    return sum("output.pkl" in files for _, _, files in os.walk(location))
+
+
+@pytest.mark.parametrize("Learner", [LogDetKernelLearner, VonNeumannKernelLearner])
+def test_memory_caches_the_factor_across_slack(tmp_path, Learner):
+    from joblib import Memory
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = wine()
+    plain = [Learner(kernel="rbf", rank=20, slack=s, random_state=0).fit(X, y)
+             for s in (0.5, 5.0)]
+    memory = Memory(tmp_path / "joblib", verbose=0)
+    cached = [Learner(kernel="rbf", rank=20, slack=s, random_state=0, memory=memory)
+              .fit(X, y) for s in (0.5, 5.0)]
+    # one factorisation for both slacks, and the same fits as without the cache
+    assert _cache_entries(tmp_path) == 1
+    for a, b in zip(plain, cached):
+        assert np.array_equal(a.metric_, b.metric_)
+        assert np.array_equal(a.transform(X[:5]), b.transform(X[:5]))
+    # a path works too; a new gamma is a new factor
+    Learner(kernel="rbf", gamma=0.3, rank=20, memory=str(tmp_path / "joblib"),
+            random_state=0).fit(X, y)
+    assert _cache_entries(tmp_path) == 2
+    # a grid search factors each (training set, gamma) once: 2 gammas x 2 folds
+    # + the refit on the whole data with gamma=0.3, which is cached already
+    gs = GridSearchCV(Learner(kernel="rbf", rank=20, random_state=0, memory=memory),
+                      {"slack": [0.5, 5.0, 50.0], "gamma": [0.1, 0.3]}, cv=2,
+                      scoring=knn_scorer())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        gs.fit(X, y)
+    assert _cache_entries(tmp_path) == 2 + 4 + (gs.best_params_["gamma"] != 0.3)

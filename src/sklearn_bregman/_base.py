@@ -17,8 +17,13 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import (
+    check_is_fitted,
+    check_memory,
+    column_or_1d,
+    validate_data,
+)
 
 from ._engine import ZERO_LENGTH_RTOL, max_squared_norm, zero_length_pairs
 from ._factors import LowRankFactor
@@ -55,6 +60,19 @@ FACTOR_PARAMETERS = {
 }
 
 
+def fit_low_rank_factor(X, y, kernel, rank, factor_tol, kernel_params, low_rank,
+                        unlabeled):
+    """A fitted :class:`~sklearn_bregman._factors.LowRankFactor` and its G0.
+
+    A module-level function of its arguments only, so that joblib's
+    ``Memory`` can cache it (the learners' ``memory`` parameter); ``y``
+    matters only to ``low_rank='csi'`` and is ``None`` otherwise.
+    """
+    factor = LowRankFactor(kernel, rank, factor_tol, kernel_params, method=low_rank,
+                           unlabeled=unlabeled)
+    return factor, factor.fit(X, y)
+
+
 class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                     BaseEstimator):
     """Base of the learners that work on a low-rank factor of an initial kernel.
@@ -70,18 +88,28 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     (:mod:`sklearn_bregman._definiteboost`).
     """
 
-    _parameter_constraints = {**FACTOR_PARAMETERS, **PAIR_CONSTRAINT_PARAMETERS}
+    _parameter_constraints = {
+        **FACTOR_PARAMETERS,
+        **PAIR_CONSTRAINT_PARAMETERS,
+        "memory": [None, str, HasMethods(["cache"])],
+    }
 
     def _fit_factor(self, X, y=None):
         """The initial factor G0 of the training points (sets ``factor_``,
         ``rank_``, ``pivots_``); ``low_rank='csi'`` chooses its pivots with
         the labels ``y``; raises if its squared distances leave double
-        precision (:func:`~sklearn_bregman._base.check_factor_scale`)."""
-        factor = LowRankFactor(
-            self.kernel, self.rank, self.factor_tol, self._kernel_params(),
-            method=self.low_rank, unlabeled=self.unlabeled,
+        precision (:func:`~sklearn_bregman._base.check_factor_scale`).
+
+        With ``memory`` (a joblib ``Memory`` or a cache directory) the
+        factor is cached on the data and on what the initial kernel depends
+        on, so that a grid search over parameters that leave the kernel alone
+        (``slack``, the constraints) factors each training set once.
+        """
+        fit = check_memory(self.memory).cache(fit_low_rank_factor)
+        factor, G0 = fit(
+            X, y if self.low_rank == "csi" else None, self.kernel, self.rank,
+            self.factor_tol, self._kernel_params(), self.low_rank, self.unlabeled,
         )
-        G0 = factor.fit(X, y)
         check_factor_scale(G0, type(self).__name__)
         self.factor_ = factor
         self.rank_ = factor.rank_

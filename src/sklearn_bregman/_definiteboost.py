@@ -140,6 +140,10 @@ class DefiniteBoost(FactorLearner):
         Seeds the constraint draw, the 'percentile' bounds and the cyclic order.
     verbose : int, default=0
         Print one line per sweep.
+    memory : str, joblib.Memory or None, default=None
+        Cache of the initial factor, as for
+        :class:`~sklearn_bregman.LogDetKernelLearner` (used with
+        ``init='kernel'``).
 
     Attributes
     ----------
@@ -215,7 +219,7 @@ class DefiniteBoost(FactorLearner):
                  selection="greedy",
                  projection="exact", dual_correction=True, init="kernel",
                  learning_rate=0.5, tol=1e-3, max_iter=1000, random_state=None,
-                 verbose=0):
+                 verbose=0, memory=None):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -237,6 +241,7 @@ class DefiniteBoost(FactorLearner):
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
+        self.memory = memory
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None):

@@ -70,7 +70,8 @@ class _BaseKernelLearner(FactorLearner):
                  slack=1.0,
                  n_constraints=None, bounds="relative", epsilon=0.25, unlabeled=-1,
                  label_constraints="pairs", ratio=2.0,
-                 order="random", tol=1e-3, max_iter=1000, random_state=None, verbose=0):
+                 order="random", tol=1e-3, max_iter=1000, random_state=None, verbose=0,
+                 memory=None):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -91,6 +92,7 @@ class _BaseKernelLearner(FactorLearner):
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
+        self.memory = memory
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None, triplets=None):
@@ -282,6 +284,13 @@ class LogDetKernelLearner(_BaseKernelLearner):
         Seeds the constraint draw, the 'percentile' bounds and the random order.
     verbose : int, default=0
         Print one line per sweep.
+    memory : str, joblib.Memory or None, default=None
+        Cache of the initial factor (a joblib ``Memory`` or the path of its
+        directory), keyed on the training data and the parameters of the
+        initial kernel and factor (``kernel``, ``gamma``, ``degree``,
+        ``coef0``, ``kernel_params``, ``rank``, ``factor_tol``, ``low_rank``;
+        ``y`` for 'csi'): a grid search over ``slack`` or the constraint
+        parameters then factors each training set once.  ``None``: no cache.
 
     Attributes
     ----------
