@@ -99,6 +99,8 @@ def main():
             ax.plot(N_CONSTRAINTS, results[kind][:, k], "o-", label=label)
         ax.axhline(base[k], ls=":", c="gray", label="initial kernel")
         ax.set_xscale("log")
+        ax.set_xticks(N_CONSTRAINTS, [str(n) for n in N_CONSTRAINTS])
+        ax.minorticks_off()
         ax.set_xlabel("constraints drawn from the training labels")
         ax.set_title(title)
         ax.grid(alpha=0.3)
