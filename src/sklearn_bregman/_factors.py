@@ -180,7 +180,8 @@ def randomly_pivoted_cholesky(columns, submatrix, diag, max_rank, tol, *, block_
     Parameters
     ----------
     columns : callable
-        ``columns(S)`` returns K[:, S] as an ndarray (n, len(S)).
+        ``columns(S)`` returns K[:, S] as a new ndarray (n, len(S)), which
+        is overwritten.
     submatrix : callable
         ``submatrix(S)`` returns K[S, S] (len(S), len(S)).
     diag : ndarray of shape (n,)
@@ -240,12 +241,14 @@ def randomly_pivoted_cholesky(columns, submatrix, diag, max_rank, tol, *, block_
             continue
         A = S[accepted]
         L = C[accepted]  # lower triangular, the Cholesky factor of H[A, A]
-        values = np.array(columns(A), dtype=np.float64).reshape(n, A.shape[0])
+        # (overwritten in place: ``columns`` returns a fresh array)
+        values = np.asarray(columns(A), dtype=np.float64).reshape(n, A.shape[0])
         if not np.isfinite(values).all():
             raise ValueError("Kernel columns are not finite (NaN or inf): nothing to factor.")
         if k:
             values -= G[:, :k] @ G[A, :k].T
-        new = linalg.solve_triangular(L, values.T, lower=True, check_finite=False).T
+        new = linalg.solve_triangular(L, values.T, lower=True, overwrite_b=True,
+                                      check_finite=False).T
         new[pivots[:k]] = 0.0
         new[A] = L
         # residual trace after each new column; stop at the first below tol
