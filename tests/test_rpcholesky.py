@@ -228,3 +228,35 @@ def test_unknown_low_rank_is_rejected():
     X, y = make_blobs(30, n_features=3, centers=2, random_state=0)
     with pytest.raises(ValueError, match="low_rank"):
         LogDetKernelLearner(kernel="rbf", low_rank="rp").fit(X, y)
+
+
+def test_pivots_follow_the_distribution_of_pivot_at_a_time_rpcholesky():
+    # Rejection sampling makes a block's pivots exact RPCholesky samples
+    # (Epperly, Tropp & Webber 2024): P({i, j}) = P(i) P(j | i) + P(j) P(i | j),
+    # P(i) = K_ii / tr K, P(j | i) = the residual diagonal after i, normalised.
+    # Points 0 and 1 nearly coincide: after one of them the other has almost no
+    # residual, so {0, 1} is (almost) never chosen -- drawing a block i.i.d.
+    # from the diagonal without the rejection would pick it 1/8 of the time.
+    X = np.array([[0.0, 0.0], [0.05, 0.0], [3.0, 0.0], [0.0, 3.0]])
+    K = pairwise_kernels(X, metric="rbf", gamma=0.5)
+    n = K.shape[0]
+    exact = {}
+    for i in range(n):
+        res = np.diag(K) - K[:, i] ** 2 / K[i, i]
+        for j in range(n):
+            if j != i:
+                key = frozenset((i, j))
+                exact[key] = exact.get(key, 0.0) + K[i, i] / np.trace(K) * res[j] / res.sum()
+    column = lambda S: K[:, S].copy()  # noqa: E731
+    sub = lambda S: K[np.ix_(S, S)]  # noqa: E731
+    runs = 4000
+    counts = dict.fromkeys(exact, 0)
+    rng = np.random.RandomState(0)
+    for _ in range(runs):
+        _, piv, _ = randomly_pivoted_cholesky(column, sub, np.diag(K).copy(), 2, 0.0,
+                                              block_size=4, random_state=rng)
+        counts[frozenset(piv.tolist())] += 1
+    for key, p in exact.items():
+        # within 4 binomial standard deviations (and 0.005 for the tiny ones)
+        assert abs(counts[key] / runs - p) <= 4 * np.sqrt(p * (1 - p) / runs) + 0.005, key
+    assert exact[frozenset((0, 1))] < 0.01
