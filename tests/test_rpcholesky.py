@@ -260,3 +260,17 @@ def test_pivots_follow_the_distribution_of_pivot_at_a_time_rpcholesky():
         # within 4 binomial standard deviations (and 0.005 for the tiny ones)
         assert abs(counts[key] / runs - p) <= 4 * np.sqrt(p * (1 - p) / runs) + 0.005, key
     assert exact[frozenset((0, 1))] < 0.01
+
+
+def test_cached_factor_is_keyed_on_random_state(tmp_path):
+    # with memory=..., the rpcholesky factor is cached per random_state: the
+    # same seed reuses it, another seed draws other pivots
+    X, y = make_blobs(120, n_features=4, centers=3, random_state=0)
+    kw = dict(kernel="rbf", gamma=0.2, rank=15, low_rank="rpcholesky", memory=str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = LogDetKernelLearner(random_state=0, **kw).fit(X, y)
+        b = LogDetKernelLearner(random_state=0, slack=10.0, **kw).fit(X, y)
+        c = LogDetKernelLearner(random_state=1, **kw).fit(X, y)
+    assert np.array_equal(a.pivots_, b.pivots_)
+    assert not np.array_equal(a.pivots_, c.pivots_)
