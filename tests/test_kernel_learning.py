@@ -28,6 +28,7 @@ from sklearn_bregman.constraints import pair_sqdist
 @parametrize_with_checks([
     LogDetKernelLearner(random_state=0),
     LogDetKernelLearner(kernel="rbf", rank=10, order="cyclic", random_state=0),
+    LogDetKernelLearner(kernel="rbf", rank=10, low_rank="rpcholesky", random_state=0),
     LogDetKernelLearner(kernel="precomputed", random_state=0),
     # relative rows from the labels: the general-row engine (JMLR §6.2.2)
     LogDetKernelLearner(kernel="rbf", rank=10, label_constraints="relative",

@@ -56,20 +56,21 @@ FACTOR_PARAMETERS = {
     **KERNEL_PARAMETERS,
     "rank": [Interval(Integral, 1, None, closed="left"), None],
     "factor_tol": [Interval(Real, 0, 1, closed="left")],
-    "low_rank": [StrOptions({"cholesky", "csi"})],
+    "low_rank": [StrOptions({"cholesky", "rpcholesky", "csi"})],
 }
 
 
 def fit_low_rank_factor(X, y, kernel, rank, factor_tol, kernel_params, low_rank,
-                        unlabeled):
+                        unlabeled, random_state=None):
     """A fitted :class:`~sklearn_bregman._factors.LowRankFactor` and its G0.
 
     A module-level function of its arguments only, so that joblib's
     ``Memory`` can cache it (the learners' ``memory`` parameter); ``y``
-    matters only to ``low_rank='csi'`` and is ``None`` otherwise.
+    matters only to ``low_rank='csi'`` and ``random_state`` (the pivots'
+    draws) only to ``low_rank='rpcholesky'``; each is ``None`` otherwise.
     """
     factor = LowRankFactor(kernel, rank, factor_tol, kernel_params, method=low_rank,
-                           unlabeled=unlabeled)
+                           unlabeled=unlabeled, random_state=random_state)
     return factor, factor.fit(X, y)
 
 
@@ -109,6 +110,7 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         factor, G0 = fit(
             X, y if self.low_rank == "csi" else None, self.kernel, self.rank,
             self.factor_tol, self._kernel_params(), self.low_rank, self.unlabeled,
+            random_state=self.random_state if self.low_rank == "rpcholesky" else None,
         )
         check_factor_scale(G0, type(self).__name__)
         self.factor_ = factor

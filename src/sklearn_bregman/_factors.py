@@ -12,10 +12,13 @@ values come from :mod:`sklearn_bregman._kernels`.
   asked for or there are more features than samples;
 - any other kernel, from pivot columns: pivoted incomplete Cholesky
   (:func:`pivoted_cholesky`; Fine & Scheinberg 2001; Bach & Jordan 2005,
-  Section 2), greedy on the largest residual diagonal, or Cholesky with side
+  Section 2), greedy on the largest residual diagonal, randomly pivoted
+  Cholesky (:func:`randomly_pivoted_cholesky`; Chen, Epperly, Tropp &
+  Webber 2024, accelerated as Epperly, Tropp & Webber 2024), pivots drawn in
+  proportion to the residual diagonal in blocks, or Cholesky with side
   information (:func:`cholesky_side_information`; Bach & Jordan 2005,
   Sections 3-5), greedy on a gain that also rewards predicting the labels;
-  both with the Nystrom-form out-of-sample map of :class:`PivotMap`,
+  all with the Nystrom-form out-of-sample map of :class:`PivotMap`,
   phi0(x) = k0(x, X_pivots) L^-T, L = G0[pivots] (lower triangular);
 - the spectral start of SKLR (:class:`SpectralFactor`): top eigenpairs from a
   randomized subspace iteration, with the Nystrom extension of the
@@ -54,7 +57,8 @@ from ._kernels import (
 )
 
 __all__ = ["CSIResult", "LowRankFactor", "PivotMap", "SpectralFactor",
-           "cholesky_side_information", "pivoted_cholesky", "side_information"]
+           "cholesky_side_information", "pivoted_cholesky", "randomly_pivoted_cholesky",
+           "side_information"]
 
 
 def _power_of_two_below(x):
@@ -120,6 +124,179 @@ def pivoted_cholesky(column, diag, max_rank, tol):
         k += 1
         residual.append(max(float(d.sum()), 0.0))
     return np.ascontiguousarray(G[:, :k]), pivots[:k], np.array(residual)
+
+
+
+#: Proposals per round of :func:`randomly_pivoted_cholesky` (see there).
+RPCHOLESKY_BLOCK = 100
+
+
+def randomly_pivoted_cholesky(columns, submatrix, diag, max_rank, tol, *, block_size=None,
+                              random_state=None):
+    """Randomly pivoted incomplete Cholesky, blocked, with rejection sampling.
+
+    RPCholesky (Chen, Epperly, Tropp & Webber, "Randomly pivoted Cholesky:
+    practical approximation of a kernel matrix with few entry evaluations",
+    CPAM 2024, arXiv:2207.06503, Alg. 2.1) picks each pivot at random with
+    probability proportional to the residual diagonal ``d``, instead of
+    its largest entry.  This is the accelerated variant of Epperly, Tropp &
+    Webber ("Embrace rejection: kernel matrix approximation by accelerated
+    randomly pivoted Cholesky", arXiv:2410.03969), which draws the same
+    pivots in the same distribution as pivot-at-a-time RPCholesky but with
+    block (BLAS-3) arithmetic.  Written from the papers; the authors' MIT
+    code (github.com/eepperly/Randomly-Pivoted-Cholesky) was read, not copied.
+    Each round:
+
+    1. propose ``b = block_size`` points i.i.d. from ``d / sum(d)``;
+    2. form the b x b residual ``H = K[S, S] - G[S] G[S]'`` (one call of
+       ``submatrix``, b^2 kernel entries) and run through the proposals in
+       order, accepting proposal j with probability ``H_jj / d_j``, where
+       ``H_jj`` is its residual after the pivots accepted before it in
+       this round (a Cholesky step on H per acceptance).  A duplicate,
+       an earlier pivot, or a point whose residual is numerically zero
+       (at most 1e-12 of the largest diagonal) is never accepted, so no
+       pivot is numerically dependent on the others;
+    3. for the accepted set A (with ``L`` the lower-triangular Cholesky
+       factor of ``H[A, A]`` from step 2), one call of ``columns`` and two
+       BLAS-3 products:
+       ``G[:, new] = (K[:, A] - G G[A]') L^-T``, then
+       ``d <- max(d - rowsum(G[:, new]^2), 0)``.
+
+    ``G[pivots]`` is lower triangular (zeros set exactly at the earlier
+    pivots' rows, ``L`` itself at the new ones), so :class:`PivotMap` is the
+    out-of-sample map, as for :func:`pivoted_cholesky`.  Kernel entries:
+    n (the diagonal) + n per pivot + b^2 per round, about (r + 1) n.
+
+    Why b = 100 by default: the rejection keeps every accepted pivot an
+    exact RPCholesky sample whatever b, so b only trades work.  The
+    proposals cost b^2 kernel entries and O(b^2 r + b^3) flops per round,
+    nothing of size n, while each round's n-sized work is a product with
+    as many columns as were accepted; acceptance falls as the round's
+    pivots explain the proposals' residual, so much larger b adds
+    rejected proposals rather than columns, and much smaller b means
+    thin, slow products and more rounds (the accelerated paper's
+    experiments use blocks of about this size).
+
+    Parameters
+    ----------
+    columns : callable
+        ``columns(S)`` returns K[:, S] as a new ndarray (n, len(S)), which
+        is overwritten.
+    submatrix : callable
+        ``submatrix(S)`` returns K[S, S] (len(S), len(S)).
+    diag : ndarray of shape (n,)
+        The kernel's diagonal.
+    max_rank : int
+        Largest number of columns.
+    tol : float
+        Stop once the residual trace ``tr(K - G G')`` is at most
+        ``tol * tr(K)`` (checked after every column).
+    block_size : int, default=None
+        Proposals per round; ``None``: ``min(max_rank, 100)``.
+    random_state : int, RandomState instance or None
+        Draws the proposals and the acceptances.
+
+    Returns
+    -------
+    G : ndarray of shape (n, r), C-contiguous
+    pivots : ndarray of shape (r,), intp
+    residual_trace : ndarray of shape (r + 1,)
+        ``tr(K - G G')`` before the first and after each column.
+    """
+    rng = check_random_state(random_state)
+    n = diag.shape[0]
+    d = np.array(diag, dtype=np.float64)
+    if not np.isfinite(d).all():
+        raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing to factor.")
+    np.maximum(d, 0.0, out=d)
+    b = min(max_rank, RPCHOLESKY_BLOCK) if block_size is None else int(block_size)
+    if b < 1:
+        raise ValueError(f"block_size={block_size} must be at least 1.")
+    trace0 = float(d.sum())
+    G = np.zeros((n, max_rank))
+    pivots = np.zeros(max_rank, dtype=np.intp)
+    residual = [trace0]
+    floor = _FLOOR * max(d.max(), np.finfo(float).tiny) if n else 0.0
+    k = 0
+    while k < max_rank and residual[-1] > tol * trace0:
+        total = float(d.sum())
+        if not total > 0.0 or d.max() <= floor:
+            break
+        S = rng.choice(n, size=b, p=d / total)
+        u = rng.uniform(size=b)
+        dS = d[S]
+        H = np.array(submatrix(S), dtype=np.float64).reshape(b, b)
+        if not np.isfinite(H).all():
+            raise ValueError("Kernel values are not finite (NaN or inf): nothing to factor.")
+        if k:
+            H -= G[S, :k] @ G[S, :k].T
+        accepted, C = _rejection_cholesky(H, dS, u, floor, max_rank - k)
+        if not accepted.size:
+            # every proposal rejected: their residuals are exact in H, so
+            # d there becomes H's diagonal (numerically zero ones to 0);
+            # the next round draws from the corrected weights
+            h = np.diag(H).copy()
+            h[h <= floor] = 0.0
+            d[S] = np.minimum(d[S], np.maximum(h, 0.0))
+            continue
+        A = S[accepted]
+        L = C[accepted]  # lower triangular, the Cholesky factor of H[A, A]
+        # (overwritten in place: ``columns`` returns a fresh array)
+        values = np.asarray(columns(A), dtype=np.float64).reshape(n, A.shape[0])
+        if not np.isfinite(values).all():
+            raise ValueError("Kernel columns are not finite (NaN or inf): nothing to factor.")
+        if k:
+            values -= G[:, :k] @ G[A, :k].T
+        new = linalg.solve_triangular(L, values.T, lower=True, overwrite_b=True,
+                                      check_finite=False).T
+        new[pivots[:k]] = 0.0
+        new[A] = L
+        # residual trace after each new column; stop at the first below tol
+        norms = np.einsum("ij,ij->j", new, new)
+        after = total - np.cumsum(norms)
+        below = np.flatnonzero(after <= tol * trace0)
+        m = int(below[0]) + 1 if below.size else A.shape[0]
+        new = new[:, :m]
+        G[:, k:k + m] = new
+        pivots[k:k + m] = A[:m]
+        d -= np.einsum("ij,ij->i", new, new)
+        np.maximum(d, 0.0, out=d)
+        d[A[:m]] = 0.0
+        k += m
+        residual.extend(np.maximum(after[:m - 1], 0.0).tolist())
+        residual.append(max(float(d.sum()), 0.0))
+    return np.ascontiguousarray(G[:, :k]), pivots[:k], np.array(residual)
+
+
+def _rejection_cholesky(H, dS, u, floor, limit):
+    """Rejection sampling on the proposals' residual block H (in place).
+
+    Proposal j (drawn with weight ``dS[j]``) is accepted when
+    ``u[j] * dS[j] < H_jj``, H_jj its residual after the proposals accepted
+    before it, and when H_jj is above ``floor``; each acceptance is a
+    Cholesky step on H.  Returns the accepted positions and C (b x b): the
+    accepted Cholesky columns, so that ``C[accepted]`` is lower triangular
+    with ``C[accepted] C[accepted]' = H[accepted, accepted]`` (Epperly,
+    Tropp & Webber 2024, the rejection step of accelerated RPCholesky).
+    """
+    b = H.shape[0]
+    C = np.zeros((b, b))
+    accepted = []
+    for j in range(b):
+        h = H[j, j]
+        if h <= floor or u[j] * dS[j] >= h:
+            continue
+        m = len(accepted)
+        col = H[:, j] / np.sqrt(h)
+        col[accepted] = 0.0  # exact zeros at the earlier pivots: C[accepted] triangular
+        C[:, m] = col
+        H -= np.outer(col, col)
+        H[j, :] = 0.0
+        H[:, j] = 0.0
+        accepted.append(j)
+        if len(accepted) == limit:
+            break
+    return np.array(accepted, dtype=np.intp), C[:, :len(accepted)]
 
 
 #: A residual diagonal below this share of the largest one is numerically zero.
@@ -487,14 +664,18 @@ class LowRankFactor:
         Relative residual trace at which pivoted Cholesky stops.
     params : dict
         Kernel parameters (gamma, degree, coef0, or the callable's own).
-    method : {'cholesky', 'csi'}, default='cholesky'
-        How the pivots are chosen: the largest residual diagonal, or
-        Cholesky with side information (Bach & Jordan 2005,
+    method : {'cholesky', 'rpcholesky', 'csi'}, default='cholesky'
+        How the pivots are chosen: the largest residual diagonal, at random
+        in proportion to it (:func:`randomly_pivoted_cholesky`, blocked;
+        for the linear kernel 'rpcholesky' gives the linear factor, as
+        'cholesky'), or Cholesky with side information (Bach & Jordan 2005,
         :func:`cholesky_side_information`) with the class labels passed to ``fit``
         (``tol`` is then CSI's: stop when a step's gain falls below).  With
         'csi' every kernel, the linear one too, is factored from pivots.
     unlabeled : int, str or None, default=-1
         Label of unlabeled samples for 'csi' (no side information).
+    random_state : int, RandomState instance or None, default=None
+        Draws the pivots of 'rpcholesky' (read by no other method).
 
     Attributes (after ``fit``)
     --------------------------
@@ -505,13 +686,15 @@ class LowRankFactor:
         tr(K - G G') before the first and after each Cholesky step.
     """
 
-    def __init__(self, kernel, rank, tol, params, method="cholesky", unlabeled=-1):
+    def __init__(self, kernel, rank, tol, params, method="cholesky", unlabeled=-1,
+                 random_state=None):
         self.kernel = kernel
         self.rank = rank
         self.tol = tol
         self.params = params
         self.method = method
         self.unlabeled = unlabeled
+        self.random_state = random_state
 
     def fit(self, X, y=None):
         """Return G0 (n x rank_, C-contiguous) for the training points X.
@@ -560,6 +743,8 @@ class LowRankFactor:
             G, piv, res = self._pivots(
                 lambda p: k0(X, X[p:p + 1], sigma, sigma[p:p + 1])[:, 0],
                 np.ones(n), rank, y,
+                block=(lambda S: k0(X, X[S], sigma, sigma[S]),
+                       lambda S: k0(X[S], X[S], sigma[S], sigma[S])),
             )
         else:
             k0 = None
@@ -572,7 +757,12 @@ class LowRankFactor:
                     UserWarning,
                     stacklevel=3,
                 )
-            G, piv, res = self._pivots(column, diag, rank, y)
+            if self.kernel == "precomputed":
+                block = (lambda S: X[:, S], lambda S: X[np.ix_(S, S)])
+            else:
+                block = (lambda S: kernel_columns(X, X[S], self.kernel, self.params),
+                         lambda S: kernel_columns(X[S], X[S], self.kernel, self.params))
+            G, piv, res = self._pivots(column, diag, rank, y, block=block)
         if G.shape[1] == 0:
             raise ValueError(
                 "The initial kernel is zero on the training data (no pivot with a "
@@ -584,8 +774,12 @@ class LowRankFactor:
         self.rank_ = G.shape[1]
         return G
 
-    def _pivots(self, column, diag, rank, y):
-        """G, pivots and residual traces by the chosen pivot rule."""
+    def _pivots(self, column, diag, rank, y, block):
+        """G, pivots and residual traces by the chosen pivot rule (``block``:
+        the ``columns`` and ``submatrix`` callables of RPCholesky)."""
+        if self.method == "rpcholesky":
+            return randomly_pivoted_cholesky(*block, diag, rank, self.tol,
+                                             random_state=self.random_state)
         if self.method != "csi":
             return pivoted_cholesky(column, diag, rank, self.tol)
         res = cholesky_side_information(column, diag, side_information(y, self.unlabeled),
