@@ -99,7 +99,8 @@ class DefiniteBoost(FactorLearner):
     kernel, gamma, degree, coef0, kernel_params, rank, factor_tol, low_rank
         The initial kernel and its factor, as :class:`LogDetKernelLearner`
         (unused with ``init='identity'``); ``low_rank='csi'`` picks the
-        factor's pivots with the labels (Cholesky with side information).
+        factor's pivots with the labels (Cholesky with side information),
+        ``low_rank='rpcholesky'`` at random (randomly pivoted Cholesky).
     n_constraints : int, default=None
         Pairs drawn from labels; ``None``: 40 c^2 for c classes.
     bounds : {'relative', 'percentile'} or (upper, lower), default='relative'
@@ -137,7 +138,8 @@ class DefiniteBoost(FactorLearner):
         Maximum number of sweeps (a greedy sweep is as many steps as there
         are constraints).
     random_state : int, RandomState instance or None, default=None
-        Seeds the constraint draw, the 'percentile' bounds and the cyclic order.
+        Seeds the constraint draw, the 'percentile' bounds, the cyclic order and
+        the pivots of ``low_rank='rpcholesky'``.
     verbose : int, default=0
         Print one line per sweep.
     memory : str, joblib.Memory or None, default=None

@@ -231,13 +231,16 @@ class LogDetKernelLearner(_BaseKernelLearner):
         :math:`\mathrm{tr}(K_0 - G_0 G_0^T)` is below ``factor_tol`` times
         :math:`\mathrm{tr}(K_0)` (with ``low_rank='csi'``: when a step's
         gain falls below it).
-    low_rank : {'cholesky', 'csi'}, default='cholesky'
+    low_rank : {'cholesky', 'csi', 'rpcholesky'}, default='cholesky'
         Pivots of the initial factor: largest residual diagonal (pivoted
         incomplete Cholesky), or Cholesky with side information (Bach &
         Jordan 2005, :class:`~sklearn_bregman.CSIDecomposition`) driven by
         the labels ``y``, which then must be passed to ``fit`` (also with
-        ``constraints``).  With 'csi' the linear kernel is factored from
-        pivots too.
+        ``constraints``), or randomly pivoted Cholesky (Chen, Epperly, Tropp
+        & Webber 2023; blocked with rejection, Epperly, Tropp & Webber 2024:
+        pivots drawn from the residual diagonal with ``random_state``, about
+        (r + 1) n kernel entries).  With 'csi' the linear kernel is factored
+        from pivots too.
     slack : float, default=1.0
         Trade-off gamma of eq. 22 between the divergence to the initial
         kernel and the divergence of the slack targets to the bounds
@@ -281,7 +284,8 @@ class LogDetKernelLearner(_BaseKernelLearner):
     max_iter : int, default=1000
         Maximum number of sweeps.
     random_state : int, RandomState instance or None, default=None
-        Seeds the constraint draw, the 'percentile' bounds and the random order.
+        Seeds the constraint draw, the 'percentile' bounds, the random order
+        and the pivots of ``low_rank='rpcholesky'``.
     verbose : int, default=0
         Print one line per sweep.
     memory : str, joblib.Memory or None, default=None
