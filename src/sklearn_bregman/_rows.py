@@ -93,12 +93,11 @@ def _linear_part(lc, B, n):
                                  f"{A.shape[0]} x {A.shape[0]}; the training set has "
                                  f"{n} samples.")
             C = B.T @ np.asarray(A @ B)
-        C = 0.5 * (C + C.T)
-        w, E = linalg.eigh(C)
+        w, E = linalg.eigh(0.5 * (C + C.T))
         keep = np.abs(w) > EIG_RTOL * np.abs(w).max(initial=0.0)
-        parts.append((E[:, keep] * np.sqrt(np.abs(w[keep]))).T
-                     if keep.any() else np.zeros((0, r)))
-        parts[-1] = (parts[-1], np.sign(w[keep]).astype(np.int8))
+        # (q_c, r) vectors sqrt|w| e and their signs; q_c = 0 for a zero row
+        parts.append(((E[:, keep] * np.sqrt(np.abs(w[keep]))).T,
+                      np.sign(w[keep]).astype(np.int8)))
     q = max([p[0].shape[0] for p in parts] + [1])
     V = np.zeros((len(lc), q, r))
     S = np.zeros((len(lc), q), np.int8)
