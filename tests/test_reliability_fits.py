@@ -105,6 +105,23 @@ def test_state_guard_refuses_a_numerically_singular_metric():
         assert moderate_state(M) is ok
 
 
+def test_state_guard_shortcut_agrees_with_the_eigenvalue_rule():
+    """The guard's Cholesky shortcut only accepts states the exact rule
+    (lambda_min > 1e-12 lambda_max) accepts, and the rule decides the rest:
+    the same verdict on spectra spread across the threshold."""
+    from scipy import linalg
+
+    rng = np.random.default_rng(0)
+    for r in (1, 2, 5, 40, 150):
+        for ratio in np.logspace(-15, -9, 19):
+            Q = np.linalg.qr(rng.standard_normal((r, r)))[0]
+            w = np.geomspace(1.0, ratio, r) * 10.0 ** rng.uniform(-3, 3)
+            M = (Q * w) @ Q.T
+            M = (M + M.T) / 2
+            e = linalg.eigvalsh(M)
+            assert moderate_state(M.copy()) is bool(e[0] > 1e-12 * e[-1])
+
+
 @pytest.mark.parametrize("Learner", PAIR_LEARNERS)
 def test_converged_hard_fit_meets_every_constraint(Learner, blobs):
     """Feasible hard constraints (bounds met by a known metric): converged_ and
