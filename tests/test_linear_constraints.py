@@ -356,6 +356,12 @@ def test_similarity_and_linear_validation():
         LinearConstraints([np.full((3, 3), np.nan)], [1.0])
     with pytest.raises(ValueError, match="2 matrices but 3 bounds"):
         LinearConstraints([np.eye(3), np.eye(3)], [1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="matrices must be a matrix"):
+        LinearConstraints({"A": np.eye(3)}, [1.0])
+    # one matrix on its own: sparse, dense or factored; a stack of matrices
+    for one in (sp.identity(3, format="csr"), np.eye(3), (np.ones(3), [1.0])):
+        assert len(LinearConstraints(one, 1.0)) == 1
+    assert len(LinearConstraints(np.stack([np.eye(3)] * 2), [1.0, 2.0])) == 2
 
 
 def test_fit_names_the_bad_constraint(iris):

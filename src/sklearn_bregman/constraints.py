@@ -14,6 +14,7 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.multiclass import check_classification_targets
@@ -1627,10 +1628,13 @@ class LinearConstraints:
 
     def __init__(self, matrices, bound, sense=1):
         owner = "LinearConstraints"
-        if isinstance(matrices, (np.ndarray, tuple)) or not hasattr(matrices, "__len__"):
-            matrices = [matrices] if isinstance(matrices, tuple) else matrices
-        if isinstance(matrices, np.ndarray) and matrices.ndim == 2:
+        # one matrix (sparse, 2-D array or a (Z, s) pair) or a sequence of them
+        if (sp.issparse(matrices) or isinstance(matrices, tuple)
+                or (isinstance(matrices, np.ndarray) and matrices.ndim == 2)):
             matrices = [matrices]
+        if not isinstance(matrices, (list, np.ndarray)):
+            raise TypeError(f"{owner}: matrices must be a matrix, a (Z, s) pair or a "
+                            f"list of them; got a {type(matrices).__name__}.")
         matrices = list(matrices)
         f = _fields(owner, bound=bound, sense=sense)
         if f["bound"].shape[0] == 1 and len(matrices) != 1:
@@ -1661,8 +1665,6 @@ class LinearConstraints:
 
 def _check_linear_matrix(A, c, owner):
     """One ``A_c``: a square sparse matrix or array, or ``(Z, s)``."""
-    import scipy.sparse as sp
-
     where = f"{owner}: matrix {c}"
     if isinstance(A, tuple):
         if len(A) != 2:
