@@ -27,7 +27,8 @@ is decreasing on the interval where every ``1 + a eta_k > 0``; the root comes
 from Newton's method, safeguarded by bisection where f has both a convex and
 a concave part (both signs of eta; with one sign Newton converges
 monotonically from a = 0).  The update is Woodbury's,
-``M <- M - a Z (S + a P)^-1 Z'`` with ``Z = M V`` (S = S^-1 for signs +-1):
+``M <- M - a Z (S + a P)^-1 Z'`` with ``Z = M V`` (S = S^-1 for signs +-1),
+applied as q rank-one updates along the eigenvectors of ``S + a P``:
 O(q r^2) per projection, q = 1 or 2 for pairs, relative and kernel-entry
 rows.
 
@@ -130,44 +131,6 @@ cdef int eigen_ps(row_work *W) noexcept nogil:
             W.Y[k * q + col] = tr
     dsyev(&jobn, &uplo, &q, W.Y, &q, W.eta, W.work, &W.lwork, &info)
     return -1 if info != 0 else 0
-
-
-cdef int solve_spd_indefinite(double *A, double *Y, int q) noexcept nogil:
-    """Y = A^-1 for a small non-singular q x q matrix (Gauss-Jordan with
-    partial pivoting; A destroyed)."""
-    cdef int k, col, m, piv
-    cdef double big, t
-    for k in range(q):
-        for col in range(q):
-            Y[k * q + col] = 1.0 if k == col else 0.0
-    for k in range(q):
-        piv = k
-        big = fabs(A[k * q + k])
-        for m in range(k + 1, q):
-            if fabs(A[m * q + k]) > big:
-                big = fabs(A[m * q + k])
-                piv = m
-        if big == 0.0:
-            return -1
-        if piv != k:
-            for col in range(q):
-                t = A[k * q + col]
-                A[k * q + col] = A[piv * q + col]
-                A[piv * q + col] = t
-                t = Y[k * q + col]
-                Y[k * q + col] = Y[piv * q + col]
-                Y[piv * q + col] = t
-        t = 1.0 / A[k * q + k]
-        for col in range(q):
-            A[k * q + col] *= t
-            Y[k * q + col] *= t
-        for m in range(q):
-            if m != k and A[m * q + k] != 0.0:
-                t = A[m * q + k]
-                for col in range(q):
-                    A[m * q + col] -= t * A[k * q + col]
-                    Y[m * q + col] -= t * Y[k * q + col]
-    return 0
 
 
 cdef int eigen_sym(double *Y, double *lam, int q, double *work, int lwork) noexcept nogil:
@@ -358,7 +321,7 @@ def logdet_linear_sweep(const double[:, :, ::1] V,
     cdef double f0, a, val, emax
     cdef const double *vk
     cdef Py_ssize_t n_satisfied = 0, n_skipped = 0, n_moved = 0
-    cdef bint ineq, clamp
+    cdef bint ineq, clamp, singular
 
     try:
         with nogil:
@@ -421,22 +384,22 @@ def logdet_linear_sweep(const double[:, :, ::1] V,
                     continue
                 if a == 0.0:
                     continue
-                # Y = (S + a P)^-1, symmetrised
+                # (S + a P)^-1 = sum_k u_k u_k' / lam_k with (lam_k, u_k) the
+                # eigenpairs of the symmetric S + a P, so M <- M - a Z' (S +
+                # a P)^-1 Z is q rank-one updates along the u_k (upper
+                # triangle; mirrored when the sweep ends)
                 for k in range(q):
                     for col in range(q):
-                        W.A[k * q + col] = a * W.P[k * q + col]
-                    W.A[k * q + k] += W.s[k]
-                if solve_spd_indefinite(W.A, W.Y, q) != 0:
+                        W.Y[k * q + col] = a * W.P[k * q + col]
+                    W.Y[k * q + k] += W.s[k]
+                if eigen_sym(W.Y, W.eta, q, W.work, W.lwork) != 0:
                     n_skipped += 1
                     continue
+                singular = False
                 for k in range(q):
-                    for col in range(k + 1, q):
-                        val = 0.5 * (W.Y[k * q + col] + W.Y[col * q + k])
-                        W.Y[k * q + col] = val
-                        W.Y[col * q + k] = val
-                # M <- M - a Z' Y Z as q rank-one updates along Y's
-                # eigenvectors (upper triangle; mirrored when the sweep ends)
-                if eigen_sym(W.Y, W.eta, q, W.work, W.lwork) != 0:
+                    if W.eta[k] == 0.0:
+                        singular = True
+                if singular:
                     n_skipped += 1
                     continue
                 for k in range(q):
@@ -446,8 +409,7 @@ def logdet_linear_sweep(const double[:, :, ::1] V,
                             val = val + W.Y[k * q + col] * W.Z[col * r + i]
                         W.v[k * r + i] = val
                 for k in range(q):
-                    if W.eta[k] != 0.0:
-                        skb_update(Mp, r, -a * W.eta[k], &W.v[k * r])
+                    skb_update(Mp, r, -a / W.eta[k], &W.v[k * r])
                 nu[c] += a
                 if not hard:
                     xi[c] += a * inv_gamma
