@@ -348,10 +348,15 @@ class Residuals:
         return int(np.count_nonzero(self.violation > self.tol))
 
 
+def _sym_fun(A, fun):
+    """``fun(A)`` of a symmetric matrix by its eigendecomposition."""
+    w, Q = linalg.eigh(A)
+    return (Q * fun(w)) @ Q.T
+
+
 def _sym_exp(L):
     """``exp(L)`` of a symmetric matrix by its eigendecomposition."""
-    w, Q = linalg.eigh(L)
-    return (Q * np.exp(w)) @ Q.T
+    return _sym_fun(L, np.exp)
 
 
 def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3):

@@ -14,7 +14,7 @@ import numpy as np
 from scipy import linalg
 
 from ._correlation import correlation_sweep
-from ._driver import Residuals, SweepStats, sweep_until_settled
+from ._driver import Residuals, SweepStats, _sym_exp, _sym_fun, sweep_until_settled
 from ._vonneumann import vonneumann_pair_sweep
 
 #: Largest cost (in multiply-adds) of a Newton step on the LogDet dual that
@@ -215,11 +215,6 @@ def logdet_nearest_correlation(G0, psi0, *, tol, max_iter, verbose, owner):
                 converged=converged, divergence=divergence)
 
 
-def _sym_fun(A, fun):
-    w, Q = linalg.eigh(A)
-    return (Q * fun(w)) @ Q.T
-
-
 def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
     """Von Neumann projections onto ``K_ii = 1`` on the dense state ``log K``.
 
@@ -255,7 +250,7 @@ def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
         return SweepStats(n_moved=stats[2], n_evals=stats[3])
 
     def residuals(state):
-        diag = np.diag(_sym_fun(state, np.exp))
+        diag = np.diag(_sym_exp(state))
         return Residuals(np.abs(diag - 1.0), np.zeros(0), tol, detail=(diag, bound))
 
     out = sweep_until_settled(
@@ -266,7 +261,7 @@ def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
         measure_name="largest dual step",
         progress=lambda stats: f"{stats.n_moved} of {n} rows moved",
     )
-    K = _sym_fun(L, np.exp)
+    K = _sym_exp(L)
     K = (K + K.T) / 2
     diag = np.diag(K).copy()
     alpha = -np.diag(L - L0).copy()
