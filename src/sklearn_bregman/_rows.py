@@ -33,6 +33,7 @@ from .constraints import (
     RelativeConstraints,
     SimilarityConstraints,
     TripletConstraints,
+    check_triplet_constraints,
 )
 
 #: The kinds a kernel learner takes besides pairs.
@@ -125,19 +126,23 @@ def as_constraint_list(constraints):
 
 def check_row_indices(constraint_list, n_samples):
     """Every sample index of the containers below ``n_samples``, or a
-    ValueError naming the parameter, the kind and the row."""
+    ValueError naming the parameter, the kind and the row.
+
+    Triplets go through :func:`check_triplet_constraints`; pairs are checked
+    by :func:`check_pairs` when their bounds are set, before this.
+    """
     for con in constraint_list:
         if isinstance(con, TripletConstraints):
-            fields = {"outlier": con.outlier, "equal": con.equal}
-        elif isinstance(con, RelativeConstraints):
+            check_triplet_constraints(con, None, n_samples)
+            continue
+        if isinstance(con, RelativeConstraints):
             fields = {"i": con.i, "j": con.j, "k": con.k, "l": con.l}
-        elif isinstance(con, (SimilarityConstraints, PairConstraints)):
+        elif isinstance(con, SimilarityConstraints):
             fields = {"i": con.i, "j": con.j}
         else:
             continue
         for name, idx in fields.items():
-            out = idx >= n_samples
-            bad = np.flatnonzero(out.any(axis=1) if out.ndim == 2 else out)
+            bad = np.flatnonzero(idx >= n_samples)
             if bad.size:
                 raise ValueError(
                     f"constraints: {type(con).__name__} index out of range in row "
