@@ -15,7 +15,6 @@ r x r: memory O(n r), O(r^2) per projection.  New points are mapped by the
 same linear map (Section 6.1): transform(x) = phi0(x) R with M = R R'.
 """
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -166,13 +165,6 @@ shape (n_constraints, 3 or 4), default=None
 
     def _run_rows(self, B, X0, state0, con_list, rng, divergence):
         rows = build_rows(con_list, B, X0, triplet_ratio=self.ratio)
-        if rows.skipped.any():
-            warnings.warn(
-                f"{type(self).__name__}: {int(rows.skipped.sum())} of {len(rows)} "
-                "constraints are zero in the initial kernel's range (e.g. they join "
-                "identical points): no learned kernel moves them; they are skipped.",
-                UserWarning, stacklevel=4,
-            )
         result = linear_projections(
             rows, state0, divergence=divergence, slack=self.slack, order=self.order,
             tol=self.tol, max_iter=self.max_iter, random_state=rng,

@@ -12,6 +12,7 @@ compiled sweep of the divergence (``_linear.pyx`` for LogDet,
 containers by ``sklearn_bregman._rows``.
 """
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -153,6 +154,14 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
     nu = np.zeros(len(rows))
     xi = rows.bound.copy()
     active = np.flatnonzero(~rows.skipped).astype(np.intp)
+    # as pair_projections' warning on zero-length pairs
+    if active.size < len(rows):
+        warnings.warn(
+            f"{owner}: {len(rows) - active.size} of {len(rows)} constraints are zero in "
+            "the initial kernel's range (e.g. they join identical points): no learned "
+            "kernel moves them; they are skipped.",
+            UserWarning, stacklevel=6,
+        )
 
     def run():
         visit = rng.permutation(active) if order == "random" else active
