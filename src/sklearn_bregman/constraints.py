@@ -604,8 +604,59 @@ def _pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None
     ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
     """
     rng = check_random_state(random_state)
-    y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel)
-    n = y.shape[0]
+    return _draw_label_pairs(_LabelIndex(y, unlabeled, stacklevel), n_constraints, rng)
+
+
+class _LabelIndex:
+    """Where the labeled samples of each class are, for drawing pairs from labels.
+
+    The in-memory case; :class:`sklearn_bregman._dask.DaskLabelIndex` answers
+    the same questions about labels in a dask array without collecting them.
+
+    Attributes
+    ----------
+    n : int
+        Number of samples.
+    classes : ndarray
+        The distinct labels of the labeled samples, sorted.
+    counts : ndarray of shape (n_classes,), int64
+        Labeled samples per class.
+    """
+
+    def __init__(self, y, unlabeled, stacklevel):
+        y, idx, classes, y_enc = _labeled(y, unlabeled, stacklevel + 1)
+        self.n = y.shape[0]
+        self.classes = classes
+        self.counts = np.bincount(y_enc, minlength=classes.shape[0]).astype(np.int64)
+        self._idx, self._y_enc = idx, y_enc
+        # labeled samples grouped by class: class k owns by_class[start[k]:start[k+1]]
+        self._by_class = idx[np.argsort(y_enc, kind="stable")]
+        self._start = np.concatenate([[0], np.cumsum(self.counts)])
+        self._y_full = np.full(self.n, -1, dtype=np.intp)
+        self._y_full[idx] = y_enc
+
+    def of_class(self, k, a):
+        """The ``a``-th labeled sample (in index order) of class code ``k``."""
+        return self._by_class[self._start[k] + a]
+
+    def labeled(self, pos):
+        """The ``pos``-th labeled sample, in index order."""
+        return self._idx[pos]
+
+    def codes(self, i):
+        """Class codes of samples ``i`` (-1: unlabeled)."""
+        return self._y_full[i]
+
+    def all_labeled(self):
+        """Every labeled sample and its class code."""
+        return self._idx, self._y_enc
+
+
+def _draw_label_pairs(labels, n_constraints, rng):
+    """Pairs drawn from the labels of a :class:`_LabelIndex` (or of its dask
+    counterpart): same-class pairs and different-class pairs, half each."""
+    n = labels.n
+    classes, counts = labels.classes, labels.counts
     n_classes = classes.shape[0]
     if n_classes < 2:
         what = "no labeled sample" if n_classes == 0 else f"one class ({classes[0]!r})"
@@ -616,7 +667,6 @@ def _pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None
     if n_constraints is None:
         n_constraints = 40 * n_classes**2
 
-    counts = np.bincount(y_enc, minlength=n_classes).astype(np.int64)
     n_lab = int(counts.sum())
     same_per_class = counts * (counts - 1) // 2
     n_same_avail = int(same_per_class.sum())
@@ -626,35 +676,30 @@ def _pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None
     n_diff = min(n_constraints - n_same, n_diff_avail)
     n_same = min(n_constraints - n_diff, n_same_avail)
 
-    # Labeled samples grouped by class: class k owns by_class[start[k]:start[k+1]].
-    by_class = idx[np.argsort(y_enc, kind="stable")]
-    start = np.concatenate([[0], np.cumsum(counts)])
-    y_full = np.full(n, -1, dtype=np.intp)
-    y_full[idx] = y_enc
-
     def draw_same(size):
         k = rng.choice(n_classes, size=size, p=same_per_class / same_per_class.sum())
         a = (rng.random_sample(size) * counts[k]).astype(np.int64)
         b = (rng.random_sample(size) * counts[k]).astype(np.int64)
         keep = a != b
-        return by_class[start[k] + a][keep], by_class[start[k] + b][keep]
+        return labels.of_class(k[keep], a[keep]), labels.of_class(k[keep], b[keep])
 
     def all_same():
         parts_i, parts_j = [], []
         for k in range(n_classes):
-            m = by_class[start[k]:start[k + 1]]
+            m = labels.of_class(np.full(counts[k], k), np.arange(counts[k]))
             a, b = np.triu_indices(m.shape[0], k=1)
             parts_i.append(m[a])
             parts_j.append(m[b])
         return np.concatenate(parts_i), np.concatenate(parts_j)
 
     def draw_diff(size):
-        i = idx[rng.randint(0, n_lab, size)]
-        j = idx[rng.randint(0, n_lab, size)]
-        keep = y_full[i] != y_full[j]
+        i = labels.labeled(rng.randint(0, n_lab, size))
+        j = labels.labeled(rng.randint(0, n_lab, size))
+        keep = labels.codes(i) != labels.codes(j)
         return i[keep], j[keep]
 
     def all_diff():
+        idx, y_enc = labels.all_labeled()
         a, b = np.triu_indices(n_lab, k=1)
         keep = y_enc[a] != y_enc[b]
         return idx[a[keep]], idx[b[keep]]
@@ -756,13 +801,23 @@ def percentile_bounds(G, M=None, *, low=5.0, high=95.0, random_state=None):
     upper, lower : float
         The ``low`` and ``high`` percentiles.
     """
-    rng = check_random_state(random_state)
-    n = G.shape[0]
+    i, j = _percentile_pairs(G.shape[0], check_random_state(random_state))
+    return _percentiles(pair_sqdist(G, i, j, M), low, high)
+
+
+def _percentile_pairs(n, rng):
+    """The random pairs of distinct points whose distances give the
+    'percentile' bounds."""
     if n < 2:
         raise ValueError("percentile bounds need at least 2 samples.")
     i = rng.randint(0, n, _PERCENTILE_PAIRS)
     j = (i + 1 + rng.randint(0, n - 1, _PERCENTILE_PAIRS)) % n
-    d = pair_sqdist(G, i, j, M)
+    return i, j
+
+
+def _percentiles(d, low, high):
+    """The ``low`` and ``high`` percentiles of the squared distances ``d`` of
+    :func:`_percentile_pairs`, zero ones left out."""
     # pairs that coincide, to rounding (1e-12 of the largest, as the
     # engine's zero-length test), are left out, so that the bound is one
     # that double precision can resolve
