@@ -12,6 +12,7 @@
   data's scale and of ``transform``'s output.
 """
 
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
@@ -21,14 +22,20 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import (
     check_is_fitted,
     check_memory,
-    column_or_1d,
     validate_data,
 )
 
+from ._dask import check_dask_array, is_dask_array, map_rows
 from ._engine import ZERO_LENGTH_RTOL, max_squared_norm, zero_length_pairs
 from ._factors import LowRankFactor
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
-from .constraints import _pairs_from_labels, check_pairs, pair_sqdist, set_pair_bounds
+from .constraints import (
+    _check_labels,
+    _pairs_from_labels,
+    check_pairs,
+    pair_sqdist,
+    set_pair_bounds,
+)
 
 #: Parameter constraints common to every learner driven by pair constraints
 #: (scikit-learn's declarative validation, checked once at the top of fit).
@@ -125,17 +132,21 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         ----------
         X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
             New points, or their kernel values against the training points
-            when ``kernel='precomputed'``.
+            when ``kernel='precomputed'``; or a dask array of points.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, rank_)
-            Coordinates whose inner products are the learned kernel.
+            Coordinates whose inner products are the learned kernel (a lazy
+            dask array, mapped block by block, for a dask array).
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            X = check_dask_array(X, self, reset=False)
+            return map_rows(X, partial(_map_through, self.factor_, self.components_,
+                                       type(self).__name__), self.components_.shape[0])
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
-            return mapped(self.factor_.transform(X) @ self.components_.T, self, X)
+        return _map_through(self.factor_, self.components_, self, X)
 
     def learned_kernel(self, X, Y=None):
         """The learned kernel between two sets of points.
@@ -168,6 +179,13 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         return tags
 
 
+def _map_through(factor, components, owner, X):
+    """``phi0(X) R`` through a fitted factor and learned map (``owner``: the
+    estimator or its name, for the error message)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
+        return mapped(factor.transform(X) @ components.T, owner, X)
+
+
 def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
     """The validated constraint set of a ``fit`` call, with every bound set.
 
@@ -186,7 +204,7 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
         )
     else:
         # stacklevel 6: the user's fit call (through scikit-learn's _fit_context)
-        pairs = _pairs_from_labels(check_labels(y, n_samples), estimator.n_constraints,
+        pairs = _pairs_from_labels(_check_labels(y, n_samples), estimator.n_constraints,
                                    unlabeled=estimator.unlabeled, random_state=rng,
                                    stacklevel=6)
         # errors about them name what the user passed: labels, not constraints
@@ -196,14 +214,6 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
         pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
         source=source,
     )
-
-
-def check_labels(y, n_samples):
-    """Class labels ``y`` as a 1-D array of ``n_samples`` entries, or an error."""
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] != n_samples:
-        raise ValueError(f"y has {len(y)} entries but X has {n_samples} samples.")
-    return y
 
 
 def check_pair_bounds(pairs, G, M0=None):
@@ -266,7 +276,12 @@ def check_factor_scale(G, owner):
     "coinciding", far from the data the user passed.  Raises a ValueError
     that says so and names the remedy (rescale X).
     """
-    scale = max_squared_norm(G)
+    check_scale(max_squared_norm(G), owner)
+
+
+def check_scale(scale, owner):
+    """:func:`check_factor_scale` on the largest squared norm ``scale`` of a
+    row of the factor."""
     big = np.finfo(np.float64).max / 4
     small = np.sqrt(np.finfo(np.float64).tiny)  # ~1.5e-154
     if np.isfinite(scale) and small <= scale <= big:
@@ -284,10 +299,11 @@ def check_factor_scale(G, owner):
 def mapped(Z, estimator, X):
     """``transform``'s result ``Z`` for the points ``X``, or a ValueError if
     finite coordinates overflowed through the learned map (no output of the
-    suite is silently non-finite)."""
+    suite is silently non-finite).  ``estimator``: the estimator or its name."""
     if not np.isfinite(Z).all():
+        name = estimator if isinstance(estimator, str) else type(estimator).__name__
         raise ValueError(
-            f"{type(estimator).__name__}.transform: the learned map sends these points "
+            f"{name}.transform: the learned map sends these points "
             "beyond double precision (largest |X| = "
             f"{float(np.abs(X).max(initial=0.0)):.3g}); rescale X as the training data."
         )

@@ -631,6 +631,17 @@ class PivotMap:
         self.X_pivots = None if kernel == "precomputed" else X[pivots].copy()
         self.sigma_pivots = None if adaptive is None else adaptive.sigma_[pivots].copy()
 
+    @classmethod
+    def from_pivot_rows(cls, L, pivots, X_pivots, kernel, params):
+        """The map from the pivots' rows ``L = G[pivots]`` and points alone
+        (the factor built on chunks, :class:`sklearn_bregman._dask.DaskFactor`)."""
+        self = cls.__new__(cls)
+        self.kernel, self.params, self.pivots, self.adaptive = kernel, params, pivots, None
+        self.L = np.ascontiguousarray(L)
+        self.X_pivots = np.array(X_pivots)
+        self.sigma_pivots = None
+        return self
+
     def __call__(self, X):
         """phi0(X): the factor's coordinates of (new) points."""
         if self.adaptive is not None:

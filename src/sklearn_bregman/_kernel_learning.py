@@ -15,6 +15,7 @@ r x r: memory O(n r), O(r^2) per projection.  New points are mapped by the
 same linear map (Section 6.1): transform(x) = phi0(x) R with M = R R'.
 """
 
+from functools import partial
 from numbers import Real
 
 import numpy as np
@@ -26,18 +27,26 @@ from sklearn.utils.validation import validate_data
 from ._base import (
     SWEEP_PARAMETERS,
     FactorLearner,
-    check_labels,
     check_pair_bounds,
+    check_scale,
     metric_from_log,
     orthonormal_basis,
     resolve_pair_constraints,
     set_pair_fit_attributes,
+)
+from ._dask import (
+    DaskFactor,
+    check_dask_array,
+    check_finite_chunks,
+    is_dask_array,
+    resolve_pairs_dask,
 )
 from ._engine import linear_projections, pair_projections
 from ._rows import ROW_KINDS, as_constraint_list, build_rows, check_row_indices
 from .constraints import (
     PairConstraints,
     TripletConstraints,
+    _check_labels,
     _relative_from_labels,
     check_triplets,
 )
@@ -129,6 +138,8 @@ shape (n_constraints, 3 or 4), default=None
         -------
         self
         """
+        if is_dask_array(X):
+            return self._fit_dask(X, y, constraints, triplets)
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         rng = check_random_state(self.random_state)
         G0 = self._fit_factor(X, y)
@@ -141,7 +152,7 @@ shape (n_constraints, 3 or 4), default=None
                 (con_list or [constraints]) + [t])
         elif constraints is None and y is not None and self.label_constraints == "relative":
             con_list = [_relative_from_labels(
-                check_labels(y, n), self.n_constraints, ratio=self.ratio,
+                _check_labels(y, n), self.n_constraints, ratio=self.ratio,
                 unlabeled=self.unlabeled, random_state=rng, stacklevel=6)]
         if con_list is None or (len(con_list) == 1
                                 and isinstance(con_list[0], PairConstraints)):
@@ -163,6 +174,40 @@ shape (n_constraints, 3 or 4), default=None
         self.embedding_ = G0 @ self.components_.T
         return self
 
+    def _fit_dask(self, X, y, constraints, triplets):
+        """``fit`` on a dask array: the factor built on the chunks
+        (:class:`~sklearn_bregman._dask.DaskFactor`), the pairs drawn from
+        labels without collecting them, the rows of G0 they touch gathered
+        once, the r x r engine run here; ``embedding_`` lazy.  The same
+        result as the in-memory fit under the same ``random_state``."""
+        name = type(self).__name__
+        if triplets is not None or self.label_constraints != "pairs" or not (
+                constraints is None or isinstance(constraints, PairConstraints)
+                or not isinstance(constraints, (list, tuple, *ROW_KINDS))):
+            raise ValueError(
+                f"{name}.fit on a dask array takes pair constraints (drawn from y with "
+                "label_constraints='pairs', or constraints=PairConstraints); relative, "
+                "similarity, linear and triplet constraints need the data in memory."
+            )
+        X = check_finite_chunks(check_dask_array(X, self, reset=True, ensure_min_samples=2))
+        rng = check_random_state(self.random_state)
+        factor = DaskFactor(
+            self.kernel, self.rank, self.factor_tol, self._kernel_params(), self.low_rank,
+            random_state=self.random_state if self.low_rank == "rpcholesky" else None,
+        ).fit(X)
+        check_scale(factor.max_squared_norm_, name)
+        self.factor_ = factor
+        self.rank_ = factor.rank_
+        self.pivots_ = factor.pivots_
+        pairs, local, G_t = resolve_pairs_dask(self, y, constraints, X.shape[0], rng,
+                                               factor.rows)
+        skipped = check_pair_bounds(local, G_t)
+        result, metric = self._learn(G_t, local, skipped, rng,
+                                     basis=partial(_basis_of, factor, G_t))
+        set_pair_fit_attributes(self, result, pairs, metric)
+        self.embedding_ = factor.training_factor() @ self.components_.T
+        return self
+
     def _run_rows(self, B, X0, state0, con_list, rng, divergence):
         rows = build_rows(con_list, B, X0, triplet_ratio=self.ratio)
         result = linear_projections(
@@ -171,6 +216,14 @@ shape (n_constraints, 3 or 4), default=None
             verbose=self.verbose, owner=type(self).__name__, advice=_ROWS_ADVICE,
         )
         return result, rows
+
+
+def _basis_of(factor, G_t):
+    """:func:`~sklearn_bregman._base.orthonormal_basis` of a factor built on
+    chunks, at its rows ``G_t``: ``G0 = U S V'`` from the R of a tall-skinny
+    QR of G0 (one pass), ``U = G0 V S^-1`` at the rows."""
+    _, s, Vt = orthonormal_basis(factor.tsqr_r())
+    return np.ascontiguousarray((G_t @ Vt.T) / s), s, Vt
 
 
 #: Advice of the warning when hard rows stay violated.
@@ -345,8 +398,9 @@ class LogDetKernelLearner(_BaseKernelLearner):
     (2, 20)
     """
 
-    def _learn(self, G0, pairs, skipped, rng):
-        # LogDet is invariant under congruence: any factor G0 with M0 = I.
+    def _learn(self, G0, pairs, skipped, rng, basis=None):
+        # LogDet is invariant under congruence: any factor G0 with M0 = I
+        # (so the rows the constraints touch will do, for data in chunks).
         result = pair_projections(
             G0, pairs, np.eye(G0.shape[1]), divergence="logdet", slack=self.slack,
             order=self.order, tol=self.tol, max_iter=self.max_iter, random_state=rng,
@@ -402,8 +456,10 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     (2, 20)
     """
 
-    def _learn(self, G0, pairs, skipped, rng):
-        U, s, Vt = orthonormal_basis(G0)
+    def _learn(self, G0, pairs, skipped, rng, basis=None):
+        # basis(): U's rows at those of G0 when G0 holds only some of the
+        # factor's rows (data in chunks)
+        U, s, Vt = orthonormal_basis(G0) if basis is None else basis()
         result = pair_projections(
             U, pairs, np.diag(2.0 * np.log(s)), divergence="vonneumann",
             slack=self.slack, order=self.order, tol=self.tol, max_iter=self.max_iter,

@@ -529,6 +529,14 @@ def _sample_pairs(rng, n_wanted, n_available, draw, enumerate_all, n):
     return (keys // n).astype(np.intp), (keys % n).astype(np.intp)
 
 
+def _check_labels(y, n_samples):
+    """Class labels ``y`` as a 1-D array of ``n_samples`` entries, or an error."""
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"y has {len(y)} entries but X has {n_samples} samples.")
+    return y
+
+
 def _labeled(y, unlabeled, stacklevel):
     """Validated labels: ``(y, idx, classes, y_enc)`` with ``idx`` the labeled
     samples, ``classes`` their distinct labels and ``y_enc`` their codes."""

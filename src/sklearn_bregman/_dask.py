@@ -1,0 +1,734 @@
+"""Data beyond one machine: the O(n r) parts of a fit on dask arrays.
+
+The learned kernel lives in r x r; what grows with the data is the initial
+factor G0 (n x r), the embedding, the out-of-sample map and kernel k-means.
+When ``X`` is a :class:`dask.array.Array` (rows in chunks) those parts run
+chunk by chunk as dask tasks, on whatever scheduler is active (a
+``distributed.Client`` when one exists), and the client holds only what is
+O(r^2), the pivots' rows and a few numbers per chunk:
+
+- :class:`DaskFactor` builds G0 on the chunks.  Randomly pivoted Cholesky
+  (``'rpcholesky'``, the one to use at scale) keeps only the residual
+  diagonal on the workers: each round draws its proposals from the
+  per-chunk sums of the diagonal (the uniforms of ``RandomState.choice``,
+  located in two levels, chunk then row), so the pivots are those of the
+  in-memory :func:`~sklearn_bregman._factors.randomly_pivoted_cholesky`
+  under the same seed, and G0's rows are recomputed from ``X`` by replaying
+  the rounds (:func:`_replay`) whenever they are needed, never stored.
+  Greedy pivoted Cholesky (``'cholesky'``) needs the factor itself to update
+  the diagonal, one pass per pivot: its chunks of ``[G0 | d]`` stay on the
+  workers (O(n r) memory there).  The linear kernel is ``X`` itself.
+- :class:`DaskLabelIndex` answers the questions of drawing pairs from labels
+  (:func:`sklearn_bregman.constraints._draw_label_pairs`: how many of each
+  class, the a-th sample of class k) with per-chunk counts and small
+  per-chunk tasks, so the same pairs are drawn as in memory.
+- :func:`fit_pairs_dask` gathers the rows of G0 that the constraints touch,
+  once, and hands them to the r x r engine where it runs today.
+- Outputs (``embedding_``, ``transform``, ``predict``) are lazy dask arrays
+  mapped block by block (:func:`map_rows`).
+
+NumPy input never comes here.
+"""
+
+import sys
+from functools import partial
+
+import numpy as np
+from scipy import linalg
+from sklearn.utils import check_random_state
+
+from ._factors import (
+    _FLOOR,
+    RPCHOLESKY_BLOCK,
+    PivotMap,
+    _rejection_cholesky,
+)
+from ._kernels import kernel_columns, kernel_diagonal
+from .constraints import _labeled
+
+__all__ = ["DaskFactor", "DaskLabelIndex", "check_dask_array", "check_finite_chunks",
+           "gather", "is_dask_array", "map_rows", "resolve_pairs_dask"]
+
+
+def is_dask_array(X):
+    """Whether ``X`` is a dask array (without importing dask: if it was never
+    imported, nothing can be one)."""
+    da = sys.modules.get("dask.array")
+    return da is not None and isinstance(X, da.Array)
+
+
+def check_dask_array(X, estimator, *, reset, ensure_min_samples=1):
+    """``validate_data`` for a dask array: 2-D, known row chunks, numbers,
+    ``n_features_in_`` set (``reset``) or checked; float64 with the columns
+    in one chunk.  NaN and inf are found by the first pass over the data
+    (:func:`check_finite_chunks`), not here, so nothing is computed."""
+    name = type(estimator).__name__
+    if X.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D dask array X, got {X.ndim}-D "
+                         f"(shape {X.shape}).")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        raise ValueError(f"{name}: X has unknown chunk sizes (e.g. after boolean "
+                         "indexing); call X.compute_chunk_sizes() first.")
+    if not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        raise ValueError(f"{name}: X has dtype {X.dtype}; numbers are needed.")
+    n, d = X.shape
+    if n < ensure_min_samples:
+        raise ValueError(f"{name}: found array with {n} sample(s) while a minimum of "
+                         f"{ensure_min_samples} is required.")
+    if reset:
+        estimator.n_features_in_ = d
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+    elif d != estimator.n_features_in_:
+        raise ValueError(f"X has {d} features, but {name} is expecting "
+                         f"{estimator.n_features_in_} features as input.")
+    X = X.astype(np.float64)
+    return X.rechunk({1: -1}) if len(X.chunks[1]) > 1 else X
+
+
+def _not_finite(block):
+    if not np.isfinite(block).all():
+        raise ValueError("Input X contains NaN or infinity.")
+    return block
+
+
+def check_finite_chunks(X):
+    """``X`` whose chunks raise a ValueError, when computed, if they hold NaN or
+    inf (as scikit-learn's ``validate_data``, at no extra pass)."""
+    return X.map_blocks(_not_finite, dtype=X.dtype)
+
+
+def _offsets(chunks):
+    return np.concatenate([[0], np.cumsum(chunks)]).astype(np.int64)
+
+
+def _blocks(X):
+    """The row blocks of ``X`` as dask delayed objects."""
+    return X.to_delayed().reshape(-1)
+
+
+def _by_chunk(offsets, idx):
+    """Chunks holding the global rows ``idx``: ``{chunk: (positions in idx,
+    local rows)}``."""
+    chunk = np.searchsorted(offsets, idx, side="right") - 1
+    out = {}
+    for c in np.unique(chunk):
+        sel = np.flatnonzero(chunk == c)
+        out[int(c)] = (sel, idx[sel] - offsets[c])
+    return out
+
+
+def _take(block, rows):
+    return block[rows]
+
+
+def gather(X, idx):
+    """Rows ``X[idx]`` (any order, repeats allowed) as a NumPy array on the
+    client: one small task per chunk that holds any of them, one compute."""
+    import dask
+
+    idx = np.asarray(idx, dtype=np.int64)
+    out = np.empty((idx.shape[0],) + X.shape[1:], dtype=X.dtype)
+    if not idx.size:
+        return out
+    blocks = _blocks(X)
+    where = _by_chunk(_offsets(X.chunks[0]), idx)
+    parts = dask.compute(*[dask.delayed(_take)(blocks[c], rows)
+                           for c, (_, rows) in where.items()])
+    for (sel, _), values in zip(where.values(), parts):
+        out[sel] = values
+    return out
+
+
+def map_rows(X, function, n_columns, dtype=np.float64):
+    """``function`` applied to each row block of ``X``, lazily: a dask array of
+    ``n_columns`` columns (1-D for ``n_columns=None``)."""
+    if n_columns is None:
+        return X.map_blocks(function, drop_axis=1, dtype=dtype, chunks=(X.chunks[0],))
+    return X.map_blocks(function, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
+
+
+def _chunk_stats(d):
+    return np.array([d.sum(), d.max(initial=0.0)])
+
+
+def _locate(d, targets):
+    """Rows of the block whose cumulative sum first exceeds each target (the
+    second level of a draw proportional to ``d``), and ``d`` there."""
+    rows = np.minimum(np.cumsum(d).searchsorted(targets, side="right"), d.shape[0] - 1)
+    return rows, d[rows]
+
+
+def draw_proportional(d, u, sums):
+    """Rows drawn with probability ``d / sum(d)`` from the uniforms ``u``:
+    ``RandomState.choice(n, p=d / d.sum())`` in two levels (the chunk from
+    the per-chunk ``sums``, then the row), with the residuals there.
+
+    ``choice`` finds the first row whose cumulative share exceeds ``u``;
+    here the same, with the cumulative sum built per chunk (rounding of
+    the sums aside, the same rows).
+    """
+    import dask
+
+    cum = np.cumsum(sums)
+    targets = u * cum[-1]
+    chunk = np.minimum(cum.searchsorted(targets, side="right"), len(sums) - 1)
+    offsets = _offsets(d.chunks[0])
+    blocks = _blocks(d)
+    order = np.unique(chunk)
+    before = np.concatenate([[0.0], cum])
+    parts = dask.compute(*[dask.delayed(_locate)(blocks[c], targets[chunk == c] - before[c])
+                           for c in order])
+    rows = np.empty(u.shape[0], dtype=np.int64)
+    values = np.empty(u.shape[0])
+    for c, (r, v) in zip(order, parts):
+        rows[chunk == c] = r + offsets[c]
+        values[chunk == c] = v
+    return rows, values
+
+
+class _Round:
+    """One round of randomly pivoted Cholesky: its pivots ``A`` (global
+    rows), their points ``XA``, ``L`` (lower triangular, the Cholesky factor
+    of their residual block) and ``GA``, their rows of the columns before."""
+
+    def __init__(self, A, XA, L, GA):
+        self.A, self.XA, self.L, self.GA = A, XA, L, GA
+
+
+def _replay(X, rows, rounds, kernel, params):
+    """Rows of G0 for the points ``X`` (global training rows ``rows``, or
+    ``None`` for new points), by the recurrence of
+    :func:`~sklearn_bregman._factors.randomly_pivoted_cholesky`: round after
+    round, ``G[:, new] = (K[:, A] - G G[A]') L^-T`` with exact zeros at the
+    earlier pivots and ``L`` at the round's own.  Row by row the same
+    arithmetic as the in-memory factor."""
+    r = sum(t.A.shape[0] for t in rounds)
+    G = np.zeros((X.shape[0], r))
+    k = 0
+    pivots = np.empty(0, dtype=np.int64)
+    for t in rounds:
+        m = t.A.shape[0]
+        values = kernel_columns(X, t.XA, kernel, params)
+        if k:
+            values -= G[:, :k] @ t.GA.T
+        new = linalg.solve_triangular(t.L, values.T, lower=True, overwrite_b=True,
+                                      check_finite=False).T
+        if rows is not None:
+            new[np.isin(rows, pivots)] = 0.0
+            at, pos = _positions(rows, t.A)
+            new[at] = t.L[pos]
+        G[:, k:k + m] = new
+        k += m
+        pivots = np.concatenate([pivots, t.A])
+    return G
+
+
+def _positions(rows, A):
+    """Where the pivots ``A`` occur among ``rows``: (positions in rows,
+    positions in A)."""
+    hit = np.flatnonzero(np.isin(rows, A))
+    lookup = {int(a): p for p, a in enumerate(A)}
+    return hit, np.array([lookup[int(rows[h])] for h in hit], dtype=np.int64)
+
+
+def _rows_of(block_info):
+    start, stop = block_info[0]["array-location"][0]
+    return np.arange(start, stop, dtype=np.int64)
+
+
+def _round_update(X, d, rounds, kernel, params, block_info=None):
+    """One chunk of a round: the new columns (replayed), their squared norms
+    and the residual diagonal after them, as ``[d_new | norms]`` stacked in
+    one 1-D block of ``len(d) + m`` entries."""
+    rows = _rows_of(block_info)
+    d = d[:, 0]  # passed as a column, to align with X's blocks
+    m = rounds[-1].A.shape[0]
+    new = _replay(X, rows, rounds, kernel, params)[:, -m:]
+    sq = new * new
+    d_new = np.maximum(d - sq.sum(axis=1), 0.0)
+    d_new[np.isin(rows, rounds[-1].A)] = 0.0
+    return np.concatenate([d_new, sq.sum(axis=0)])
+
+
+def _set_rows(d, rows_values, block_info=None):
+    rows = _rows_of(block_info)
+    out = d.copy()
+    idx, values = rows_values
+    hit = np.isin(idx, rows)
+    out[idx[hit] - rows[0]] = values[hit]
+    return out
+
+
+def _greedy_step(S, X, x_p, g_p, d_p, k, p, pivots, kernel, params, block_info=None):
+    """One chunk of a greedy pivoted Cholesky step on ``S = [G | d]``: column
+    ``k`` from pivot ``p`` as the compiled ``cholesky_append`` computes it."""
+    rows = _rows_of(block_info)
+    S = S.copy()
+    col = kernel_columns(X, x_p[None, :], kernel, params)[:, 0]
+    if k:
+        col -= S[:, :k] @ g_p
+    col[np.isin(rows, pivots)] = 0.0
+    col *= 1.0 / np.sqrt(d_p)
+    S[:, k] = col
+    d = S[:, -1]
+    d -= col * col
+    np.maximum(d, 0.0, out=d)
+    if rows[0] <= p < rows[0] + rows.shape[0]:
+        d[p - rows[0]] = 0.0
+    return S
+
+
+class DaskFactor:
+    """The initial factor G0 of a dask array ``X`` and its out-of-sample map.
+
+    The counterpart of :class:`~sklearn_bregman._factors.LowRankFactor` for
+    data in chunks: the same pivots, the same rows of G0 (to rounding of
+    the per-chunk sums), the same ``transform``.  See the module's
+    docstring for what stays on the workers.
+
+    Parameters
+    ----------
+    kernel, rank, tol, params, method, random_state
+        As :class:`~sklearn_bregman._factors.LowRankFactor`; ``method`` is
+        'cholesky' or 'rpcholesky' ('csi' and 'precomputed' need the whole
+        data in one place).
+
+    Attributes (after ``fit``)
+    --------------------------
+    rank_ : int
+    pivots_ : ndarray or None
+    residual_trace_ : ndarray or None
+    max_squared_norm_ : float
+        Largest squared norm of a row of G0 (for the scale check).
+    """
+
+    def __init__(self, kernel, rank, tol, params, method="cholesky", random_state=None,
+                 block_size=None):
+        self.kernel = kernel
+        self.rank = rank
+        self.tol = tol
+        self.params = params
+        self.method = method
+        self.random_state = random_state
+        self.block_size = block_size
+
+    def fit(self, X):
+        """Build the factor of the training chunks ``X`` (a checked dask array)."""
+        import dask.array as da
+
+        if self.kernel in ("precomputed", "adaptive_rbf"):
+            raise ValueError(f"kernel={self.kernel!r} is not available on dask arrays: "
+                             "it needs the whole data in one place.")
+        if self.method not in ("cholesky", "rpcholesky"):
+            raise ValueError(f"low_rank={self.method!r} is not available on dask arrays "
+                             "(CSI chooses its pivots with the whole of the labels); use "
+                             "'rpcholesky' or 'cholesky'.")
+        n, dim = X.shape
+        self._X = X
+        self.pivots_ = None
+        self.residual_trace_ = None
+        self._map = None
+        self._rounds = None
+        self._state = None
+        if self.kernel == "linear":
+            limit = min(n, dim)
+            rank = limit if self.rank is None else self.rank
+            _check_rank(rank, limit, "min(n_samples, n_features)")
+            sq = map_rows(X, lambda b: np.einsum("ij,ij->i", b, b), None)
+            if rank < dim:
+                # top right singular directions from the R of a tall-skinny QR
+                _, R = da.linalg.tsqr(X)
+                R, largest = da.compute(R, sq.max())
+                _, _, Vt = linalg.svd(R, full_matrices=False)
+                self._map = np.ascontiguousarray(Vt[:rank].T)
+            else:
+                largest = sq.max().compute()
+            self.rank_ = rank
+            self.max_squared_norm_ = float(largest)
+            return self
+        rank = min(n, 100) if self.rank is None else self.rank
+        _check_rank(rank, n, "n_samples")
+        diag = map_rows(X, partial(kernel_diagonal, kernel=self.kernel, params=self.params),
+                        None)
+        if self.method == "rpcholesky":
+            self._fit_rpcholesky(X, diag, rank)
+        else:
+            self._fit_greedy(X, diag, rank)
+        if self.rank_ == 0:
+            raise ValueError("The initial kernel is zero on the training data (no pivot "
+                             "with a positive residual): nothing to learn from.")
+        return self
+
+    # -- randomly pivoted Cholesky: only the diagonal stays on the workers
+    def _fit_rpcholesky(self, X, diag, max_rank):
+        import dask
+        import dask.array as da
+
+        rng = check_random_state(self.random_state)
+        b = (min(max_rank, RPCHOLESKY_BLOCK) if self.block_size is None
+             else int(self.block_size))
+        d = da.maximum(diag, 0.0).persist()
+        kernel, params = self.kernel, self.params
+        rounds = []
+        pivots = np.empty(0, dtype=np.int64)
+        stats = np.array(dask.compute(*[dask.delayed(_chunk_stats)(blk)
+                                        for blk in _blocks(d)]))
+        trace0 = float(stats[:, 0].sum())
+        if not np.isfinite(trace0):
+            raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing "
+                             "to factor.")
+        self._diag_max = float(stats[:, 1].max())
+        floor = _FLOOR * max(self._diag_max, np.finfo(float).tiny)
+        residual = [trace0]
+        k = 0
+        while k < max_rank and residual[-1] > self.tol * trace0:
+            total = float(stats[:, 0].sum())
+            if not total > 0.0 or stats[:, 1].max() <= floor:
+                break
+            # rng.choice(n, size=b, p=d / total) draws random_sample(b), then
+            # rng.uniform(size=b) the acceptances: the same stream as in memory
+            S, dS = draw_proportional(d, rng.random_sample(b), stats[:, 0])
+            u = rng.uniform(size=b)
+            XS = gather(X, S)
+            H = kernel_columns(XS, XS, kernel, params)
+            if k:
+                GS = _replay(XS, S, rounds, kernel, params)
+                H -= GS @ GS.T
+            accepted, C = _rejection_cholesky(H, dS, u, floor, max_rank - k)
+            if not accepted.size:
+                h = np.diag(H).copy()
+                h[h <= floor] = 0.0
+                d = d.map_blocks(_set_rows, (S, np.minimum(dS, np.maximum(h, 0.0))),
+                                 dtype=float).persist()
+                stats = np.array(dask.compute(*[dask.delayed(_chunk_stats)(blk)
+                                                for blk in _blocks(d)]))
+                continue
+            A = S[accepted]
+            GA = GS[accepted] if k else np.zeros((A.shape[0], 0))
+            rounds.append(_Round(A, XS[accepted], C[accepted], GA))
+            m = A.shape[0]
+            both = da.map_blocks(
+                _round_update, X, d[:, None], rounds, kernel, params, drop_axis=1,
+                chunks=(tuple(c + m for c in X.chunks[0]),), dtype=float).persist()
+            parts = _split(both, X.chunks[0], m)
+            norms = np.sum(dask.compute(*[p[1] for p in parts]), axis=0)
+            after = total - np.cumsum(norms)
+            below = np.flatnonzero(after <= self.tol * trace0)
+            if below.size:  # the last round: keep the columns up to tol
+                m = int(below[0]) + 1
+                t = rounds[-1]
+                rounds[-1] = _Round(A[:m], t.XA[:m], t.L[:m, :m], t.GA[:m])
+                residual.extend(np.maximum(after[:m], 0.0).tolist())
+                pivots = np.concatenate([pivots, A[:m]])
+                k += m
+                break
+            d = da.concatenate([p[0] for p in parts]).persist()
+            del both
+            stats = np.array(dask.compute(*[dask.delayed(_chunk_stats)(blk)
+                                            for blk in _blocks(d)]))
+            pivots = np.concatenate([pivots, A])
+            k += m
+            residual.extend(np.maximum(after[:m - 1], 0.0).tolist())
+            residual.append(max(float(stats[:, 0].sum()), 0.0))
+        self._rounds = rounds
+        self._finish(X, pivots, residual, diag, gather(X, pivots) if k else None)
+
+    # -- greedy pivoted Cholesky: [G | d] stays on the workers, one pass a pivot
+    def _fit_greedy(self, X, diag, max_rank):
+        import dask
+        import dask.array as da
+
+        kernel, params = self.kernel, self.params
+        S = da.concatenate([da.zeros((X.shape[0], max_rank), chunks=(X.chunks[0], max_rank)),
+                            da.maximum(diag, 0.0)[:, None]], axis=1).rechunk(
+                                {1: -1}).persist()
+        offsets = _offsets(X.chunks[0])
+        stats = np.array(dask.compute(*[dask.delayed(_column_stats)(blk)
+                                        for blk in _blocks(S)]))
+        trace0 = float(stats[:, 0].sum())
+        if not np.isfinite(trace0):
+            raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing "
+                             "to factor.")
+        self._diag_max = float(stats[:, 1].max())
+        floor = 1e-12 * max(self._diag_max, np.finfo(float).tiny)
+        residual = [trace0]
+        pivots = []
+        k = 0
+        while k < max_rank and residual[-1] > self.tol * trace0:
+            # np.argmax(d): the first of the largest, over the chunks in order
+            c = int(np.argmax(stats[:, 1]))
+            if stats[c, 1] <= floor:
+                break
+            p = int(offsets[c] + stats[c, 2])
+            row, x_p = dask.compute(S[p], X[p])
+            S = S.map_blocks(_greedy_step, X, x_p, row[:k].copy(), row[-1], k, p,
+                             np.array(pivots, dtype=np.int64), kernel, params,
+                             dtype=float).persist()
+            pivots.append(p)
+            k += 1
+            stats = np.array(dask.compute(*[dask.delayed(_column_stats)(blk)
+                                            for blk in _blocks(S)]))
+            residual.append(max(float(stats[:, 0].sum()), 0.0))
+        self._state = S[:, :k]
+        pivots = np.array(pivots, dtype=np.int64)
+        self._finish(X, pivots, residual, diag, gather(X, pivots) if k else None)
+
+    def _finish(self, X, pivots, residual, diag, X_pivots):
+        self.rank_ = pivots.shape[0]
+        self.pivots_ = pivots
+        self.residual_trace_ = np.array(residual)
+        if not self.rank_:
+            return
+        L = self.rows(pivots, X_pivots)
+        self._map = PivotMap.from_pivot_rows(L, pivots, X_pivots, self.kernel, self.params)
+        # rows of G0 have squared norm K_ii - d_i <= max K_ii (the scale check's
+        # figure; the in-memory check measures the rows themselves)
+        self.max_squared_norm_ = self._diag_max
+
+    def rows(self, idx, X_rows=None):
+        """Rows ``G0[idx]`` on the client (``X_rows``: ``X[idx]`` if at hand)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        if self._state is not None:
+            return gather(self._state, idx)
+        X_rows = gather(self._X, idx) if X_rows is None else X_rows
+        if self.kernel == "linear":
+            return X_rows if self._map is None else X_rows @ self._map
+        return _replay(X_rows, idx, self._rounds, self.kernel, self.params)
+
+    def training_factor(self):
+        """G0 of the training chunks, lazy (n x rank_)."""
+        if self._state is not None:
+            return self._state
+        if self.kernel == "linear":
+            return self._X if self._map is None else self._X @ self._map
+        return self._X.map_blocks(_replay_block, self._rounds, self.kernel, self.params,
+                                  dtype=float, chunks=(self._X.chunks[0], (self.rank_,)))
+
+    def transform(self, X):
+        """phi0(X) for NumPy rows (the same map as the in-memory factor)."""
+        if self.kernel == "linear":
+            return X if self._map is None else X @ self._map
+        return self._map(X)
+
+    def tsqr_r(self):
+        """R of a tall-skinny QR of G0 (r x r; one pass over the chunks):
+        ``G0' G0 = R' R`` without squaring G0's condition number."""
+        import dask.array as da
+
+        _, R = da.linalg.tsqr(self.training_factor())
+        return R.compute()
+
+    def __getstate__(self):
+        # the training chunks and the workers' state belong to the cluster
+        # they were built on; what is pickled maps new points
+        state = self.__dict__.copy()
+        state["_X"] = state["_state"] = None
+        return state
+
+
+def _replay_block(X, rounds, kernel, params, block_info=None):
+    return _replay(X, _rows_of(block_info), rounds, kernel, params)
+
+
+def _column_stats(S):
+    """Sum, largest value and the first row holding it of the last column."""
+    d = S[:, -1]
+    if not d.shape[0]:
+        return np.array([0.0, -np.inf, 0.0])
+    p = int(np.argmax(d))
+    return np.array([d.sum(), d[p], p])
+
+
+def _split(both, row_chunks, m):
+    """The per-chunk ``[d_new | norms]`` of :func:`_round_update`, apart."""
+    import dask.array as da
+
+    parts = []
+    start = 0
+    for c in row_chunks:
+        blk = both[start:start + c + m]
+        parts.append((blk[:c], blk[c:]))
+        start += c + m
+    return parts if parts else [(da.zeros(0), da.zeros(m))]
+
+
+def _check_rank(rank, limit, what):
+    if rank > limit:
+        raise ValueError(
+            f"rank={rank} is larger than the data allows: at most {what} = {limit}."
+        )
+
+
+class DaskLabelIndex:
+    """Where the labeled samples of each class are, for labels in a dask array.
+
+    Answers the questions of :class:`sklearn_bregman.constraints._LabelIndex`
+    from per-chunk class counts (the client holds chunks x classes integers)
+    and small per-chunk tasks, so that
+    :func:`~sklearn_bregman.constraints._draw_label_pairs` draws the same
+    pairs as from the labels in memory.
+    """
+
+    def __init__(self, y, unlabeled, stacklevel):
+        import dask
+
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if y.ndim != 1:
+            raise ValueError(f"y should be a 1-D dask array, got shape {y.shape}.")
+        self._y = y
+        self._unlabeled = unlabeled
+        present = np.unique(np.concatenate(dask.compute(*[dask.delayed(np.unique)(b)
+                                                          for b in _blocks(y)])))
+        # the checks and the warning of the in-memory labels, on the distinct ones
+        _, _, self.classes, _ = _labeled(present, unlabeled, stacklevel + 1)
+        self.n = y.shape[0]
+        self._offsets = _offsets(y.chunks[0])
+        per_chunk = np.array(dask.compute(*[
+            dask.delayed(_class_counts)(b, self.classes, unlabeled) for b in _blocks(y)]))
+        self._per_chunk = per_chunk.reshape(len(y.chunks[0]), self.classes.shape[0])
+        self.counts = self._per_chunk.sum(axis=0).astype(np.int64)
+        self._before = np.vstack([np.zeros(self.classes.shape[0], np.int64),
+                                  np.cumsum(self._per_chunk, axis=0)])
+        labeled = self._per_chunk.sum(axis=1)
+        self._labeled_before = np.concatenate([[0], np.cumsum(labeled)])
+
+    def _find(self, before, pos, k=None):
+        import dask
+
+        pos = np.asarray(pos, dtype=np.int64)
+        k = None if k is None else np.asarray(k, dtype=np.int64)
+        chunk = np.empty(pos.shape[0], dtype=np.int64)
+        if k is None:
+            chunk[:] = np.searchsorted(before, pos, side="right") - 1
+            local = pos - before[chunk]
+        else:
+            for kk in np.unique(k):
+                sel = k == kk
+                chunk[sel] = np.searchsorted(before[:, kk], pos[sel], side="right") - 1
+            local = pos - before[chunk, k]
+        blocks = _blocks(self._y)
+        order = np.unique(chunk)
+        parts = dask.compute(*[
+            dask.delayed(_nth)(blocks[c], self.classes, self._unlabeled,
+                               None if k is None else k[chunk == c], local[chunk == c])
+            for c in order])
+        out = np.empty(pos.shape[0], dtype=np.intp)
+        for c, rows in zip(order, parts):
+            out[chunk == c] = rows + self._offsets[c]
+        return out
+
+    def of_class(self, k, a):
+        """The ``a``-th labeled sample (in index order) of class code ``k``."""
+        return self._find(self._before, a, k)
+
+    def labeled(self, pos):
+        """The ``pos``-th labeled sample, in index order."""
+        return self._find(self._labeled_before, pos)
+
+    def codes(self, i):
+        """Class codes of samples ``i`` (-1: unlabeled)."""
+        return _codes(gather(self._y, i), self.classes, self._unlabeled)
+
+    def all_labeled(self):
+        """Every labeled sample and its class code (collects the labels; only
+        for label sets so small that all pairs are listed)."""
+        codes = _codes(self._y.compute(), self.classes, self._unlabeled)
+        idx = np.flatnonzero(codes >= 0)
+        return idx, codes[idx]
+
+
+def _codes(y, classes, unlabeled):
+    """Class codes of labels (-1 for the unlabeled ones)."""
+    out = np.full(y.shape[0], -1, dtype=np.intp)
+    lab = np.ones(y.shape[0], bool) if unlabeled is None else y != unlabeled
+    out[lab] = np.searchsorted(classes, y[lab])
+    return out
+
+
+def _class_counts(y, classes, unlabeled):
+    codes = _codes(y, classes, unlabeled)
+    return np.bincount(codes[codes >= 0], minlength=classes.shape[0])
+
+
+def _nth(y, classes, unlabeled, k, local):
+    """Rows of the block: the ``local``-th labeled one (of class ``k``)."""
+    codes = _codes(y, classes, unlabeled)
+    if k is None:
+        return np.flatnonzero(codes >= 0)[local]
+    out = np.empty(local.shape[0], dtype=np.intp)
+    for kk in np.unique(k):
+        sel = k == kk
+        out[sel] = np.flatnonzero(codes == kk)[local[sel]]
+    return out
+
+
+def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None):
+    """The constraint set of a fit on dask data, and the rows it touches.
+
+    As :func:`sklearn_bregman._base.resolve_pair_constraints`, with the same
+    draws from ``rng``: the pairs given, or drawn from the labels ``y`` (a
+    dask array or in memory) without collecting them; then the rows of G
+    that they (and the random pairs of ``bounds='percentile'``) touch are
+    gathered once by ``rows(idx)``, and the bounds set on them.
+
+    Returns
+    -------
+    pairs : PairConstraints
+        With the training rows' indices and every bound set.
+    local : PairConstraints
+        The same with indices into ``G_t``.
+    G_t : ndarray of shape (n_touched, r)
+    """
+    from .constraints import (
+        PairConstraints,
+        _check_labels,
+        _draw_label_pairs,
+        _LabelIndex,
+        _percentile_pairs,
+        _percentiles,
+        check_pairs,
+        pair_sqdist,
+        set_pair_bounds,
+    )
+
+    name = type(estimator).__name__
+    if constraints is not None:
+        pairs = check_pairs(constraints, n)
+        source = "constraints"
+    elif y is None:
+        raise ValueError(
+            f"{name} requires y to be passed, but the target y is None. Pass class "
+            "labels y, or pair constraints with constraints=..."
+        )
+    else:
+        if is_dask_array(y):
+            if y.shape[0] != n:
+                raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
+            index = DaskLabelIndex(y, estimator.unlabeled, stacklevel=6)
+        else:
+            index = _LabelIndex(_check_labels(y, n), estimator.unlabeled, stacklevel=6)
+        pairs = _draw_label_pairs(index, estimator.n_constraints, rng)
+        source = (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
+                  f"epsilon={estimator.epsilon})")
+    bounds = estimator.bounds
+    percentile = (np.isnan(pairs.bound).any() and isinstance(bounds, str)
+                  and bounds == "percentile")
+    extra = _percentile_pairs(n, rng) if percentile else ()
+    touched = np.unique(np.concatenate([pairs.i, pairs.j, *extra]))
+    G_t = rows(touched)
+
+    def local_index(a):
+        return np.searchsorted(touched, a)
+
+    local = PairConstraints._from_valid(local_index(pairs.i), local_index(pairs.j),
+                                        pairs.sign, pairs.bound)
+    if percentile:
+        bounds = _percentiles(pair_sqdist(G_t, local_index(extra[0]),
+                                          local_index(extra[1]), M0), 5.0, 95.0)
+    local = set_pair_bounds(local, G_t, M0, bounds=bounds, epsilon=estimator.epsilon,
+                            random_state=rng, source=source)
+    pairs = PairConstraints._from_valid(pairs.i, pairs.j, pairs.sign, local.bound)
+    pairs.source = source
+    return pairs, local, G_t
