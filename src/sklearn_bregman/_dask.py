@@ -47,7 +47,7 @@ from ._kernels import kernel_columns, kernel_diagonal
 from .constraints import _labeled
 
 __all__ = ["DaskFactor", "DaskLabelIndex", "check_dask_array", "check_finite_chunks",
-           "gather", "is_dask_array", "map_rows", "resolve_pairs_dask"]
+           "gather", "is_dask_array", "largest_squared_norm", "map_rows", "resolve_pairs_dask"]
 
 
 def is_dask_array(X):
@@ -146,6 +146,15 @@ def map_rows(X, function, n_columns, dtype=np.float64):
     if n_columns is None:
         return X.map_blocks(function, drop_axis=1, dtype=dtype, chunks=(X.chunks[0],))
     return X.map_blocks(function, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
+
+
+def _row_squared_norms(X):
+    return np.einsum("ij,ij->i", X, X)
+
+
+def largest_squared_norm(X):
+    """The largest squared norm of a row of the dask array ``X`` (one pass)."""
+    return float(map_rows(X, _row_squared_norms, None).max().compute())
 
 
 def _chunk_stats(d):
@@ -335,17 +344,13 @@ class DaskFactor:
             limit = min(n, dim)
             rank = limit if self.rank is None else self.rank
             _check_rank(rank, limit, "min(n_samples, n_features)")
-            sq = map_rows(X, lambda b: np.einsum("ij,ij->i", b, b), None)
             if rank < dim:
                 # top right singular directions from the R of a tall-skinny QR
                 _, R = da.linalg.tsqr(X)
-                R, largest = da.compute(R, sq.max())
-                _, _, Vt = linalg.svd(R, full_matrices=False)
+                _, _, Vt = linalg.svd(R.compute(), full_matrices=False)
                 self._map = np.ascontiguousarray(Vt[:rank].T)
-            else:
-                largest = sq.max().compute()
             self.rank_ = rank
-            self.max_squared_norm_ = float(largest)
+            self.max_squared_norm_ = largest_squared_norm(X)
             return self
         rank = min(n, 100) if self.rank is None else self.rank
         _check_rank(rank, n, "n_samples")

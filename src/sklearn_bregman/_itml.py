@@ -5,6 +5,8 @@ ICML 2007; in the notation of Kulis, Sustik & Dhillon, JMLR 2009, Section 5.1
 (update) and 6.2.1 (slack).
 """
 
+from functools import partial
+
 import numpy as np
 from scipy import linalg
 from sklearn.base import (
@@ -27,9 +29,19 @@ from ._base import (
     SWEEP_PARAMETERS,
     check_factor_scale,
     check_pair_bounds,
+    check_scale,
     mapped,
     resolve_pair_constraints,
     set_pair_fit_attributes,
+)
+from ._dask import (
+    check_dask_array,
+    check_finite_chunks,
+    gather,
+    is_dask_array,
+    largest_squared_norm,
+    map_rows,
+    resolve_pairs_dask,
 )
 from ._engine import pair_projections
 
@@ -183,10 +195,13 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or a dask array
+            Training data.  A dask array (rows in chunks) stays on the
+            workers: only the rows the pairs touch are gathered.
         y : array-like of shape (n_samples,), default=None
-            Class labels; pairs are drawn from them when ``constraints`` is
-            None.  Samples labelled ``unlabeled`` get no constraint.
+            Class labels (a dask array too); pairs are drawn from them when
+            ``constraints`` is None.  Samples labelled ``unlabeled`` get no
+            constraint.
         constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), \
                 default=None
             Pairs ``i, j, sign[, bound]`` over the rows of ``X`` (sign +1:
@@ -196,14 +211,26 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         -------
         self : ITMLTransformer
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        rng = check_random_state(self.random_state)
-        check_factor_scale(X, type(self).__name__)  # (before np.cov can overflow)
-        A0 = self._prior_metric(X)
-        pairs = resolve_pair_constraints(self, y, constraints, X, A0, X.shape[0], rng)
-        skipped = check_pair_bounds(pairs, X, A0)
+        if is_dask_array(X):
+            # rows in chunks: the pairs' rows are gathered once, as the kernel
+            # learners do (sklearn_bregman._dask)
+            X = check_finite_chunks(check_dask_array(X, self, reset=True,
+                                                     ensure_min_samples=2))
+            rng = check_random_state(self.random_state)
+            check_scale(largest_squared_norm(X), type(self).__name__)
+            A0 = self._prior_metric(X)
+            pairs, local, X = resolve_pairs_dask(self, y, constraints, X.shape[0], rng,
+                                                 partial(gather, X), M0=A0)
+        else:
+            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+            rng = check_random_state(self.random_state)
+            check_factor_scale(X, type(self).__name__)  # (before np.cov can overflow)
+            A0 = self._prior_metric(X)
+            pairs = local = resolve_pair_constraints(self, y, constraints, X, A0,
+                                                     X.shape[0], rng)
+        skipped = check_pair_bounds(local, X, A0)
         result = pair_projections(
-            X, pairs, A0, slack=self.slack, order=self.order, tol=self.tol,
+            X, local, A0, slack=self.slack, order=self.order, tol=self.tol,
             max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
             owner=type(self).__name__, skip=skipped,
         )
@@ -216,7 +243,12 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         if isinstance(self.prior, str):
             if self.prior == "identity":
                 return np.eye(d)
-            cov = np.atleast_2d(np.cov(X, rowvar=False))
+            if is_dask_array(X):
+                import dask.array as da
+
+                cov = np.atleast_2d(da.cov(X, rowvar=False).compute())
+            else:
+                cov = np.atleast_2d(np.cov(X, rowvar=False))
             w = linalg.eigvalsh(cov)
             if w[0] <= 1e-10 * max(w[-1], np.finfo(float).tiny):
                 raise ValueError(
@@ -249,16 +281,20 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like of shape (n_samples, n_features), or a dask array
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, n_features)
+            A lazy dask array, mapped block by block, for a dask array.
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            X = check_dask_array(X, self, reset=False)
+            return map_rows(X, partial(_map_rows, self.components_, type(self).__name__),
+                            self.components_.shape[0])
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
-            return mapped(X @ self.components_.T, self, X)
+        return _map_rows(self.components_, self, X)
 
     def get_mahalanobis_matrix(self):
         """The learned Mahalanobis matrix A (d x d, positive definite).
@@ -304,3 +340,9 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         tags.target_tags.required = True
         return tags
 
+
+def _map_rows(components, owner, X):
+    """``X L'``, or a ValueError if it overflows (``owner``: the estimator or
+    its name)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
+        return mapped(X @ components.T, owner, X)
