@@ -347,7 +347,7 @@ class DaskFactor:
             if rank < dim:
                 # top right singular directions from the R of a tall-skinny QR
                 _, R = da.linalg.tsqr(X)
-                _, _, Vt = linalg.svd(R.compute(), full_matrices=False)
+                _, _, Vt = linalg.svd(np.array(R.compute()), full_matrices=False)
                 self._map = np.ascontiguousarray(Vt[:rank].T)
             self.rank_ = rank
             self.max_squared_norm_ = largest_squared_norm(X)
@@ -522,7 +522,7 @@ class DaskFactor:
         import dask.array as da
 
         _, R = da.linalg.tsqr(self.training_factor())
-        return R.compute()
+        return np.array(R.compute())  # writeable (a worker's result may not be)
 
     def __getstate__(self):
         # the training chunks and the workers' state belong to the cluster

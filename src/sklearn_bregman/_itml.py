@@ -246,7 +246,9 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             if is_dask_array(X):
                 import dask.array as da
 
-                cov = np.atleast_2d(da.cov(X, rowvar=False).compute())
+                # (a copy: results from a distributed worker can be read-only,
+                # which scipy's inv refuses)
+                cov = np.atleast_2d(np.array(da.cov(X, rowvar=False).compute()))
             else:
                 cov = np.atleast_2d(np.cov(X, rowvar=False))
             w = linalg.eigvalsh(cov)

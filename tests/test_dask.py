@@ -1,0 +1,154 @@
+"""Fits on dask arrays, on a real dask.distributed cluster (issue 16).
+
+A ``distributed.LocalCluster`` of two worker processes is started and closed
+by the fixture (no mock).  The dask path must equal the in-memory path under
+the same ``random_state``: the same pivots, the same pairs, the same learned
+M to 1e-10 (relative), the same ``transform`` values; outputs stay lazy.
+"""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification
+
+from sklearn_bregman import (
+    ITMLTransformer,
+    LogDetKernelLearner,
+    VonNeumannKernelLearner,
+)
+from sklearn_bregman.constraints import RelativeConstraints
+
+da = pytest.importorskip("dask.array")
+pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(2400, 8, n_informative=5, n_redundant=0, n_classes=3,
+                               random_state=0)
+    # uneven chunks: the per-chunk bookkeeping must not assume equal ones
+    chunks = (500, 700, 300, 900)
+    return X, y, da.from_array(X, chunks=(chunks, 8)), da.from_array(y, chunks=(chunks,))
+
+
+def _rel(a, b):
+    return np.abs(a - b).max() / np.abs(a).max()
+
+
+def _boom(block):
+    raise RuntimeError("a block of this array was computed")
+
+
+@pytest.mark.parametrize("low_rank", ["rpcholesky", "cholesky"])
+@pytest.mark.parametrize("bounds", ["relative", "percentile"])
+def test_logdet_on_dask_equals_in_memory(client, data, low_rank, bounds):
+    X, y, Xd, yd = data
+    kw = dict(kernel="rbf", gamma=0.1, rank=40, low_rank=low_rank, bounds=bounds,
+              random_state=0)
+    a = LogDetKernelLearner(**kw).fit(X, y)
+    b = LogDetKernelLearner(**kw).fit(Xd, yd)
+    np.testing.assert_array_equal(a.pivots_, b.pivots_)
+    for field in ("i", "j", "sign"):
+        np.testing.assert_array_equal(getattr(a.constraints_, field),
+                                      getattr(b.constraints_, field))
+    np.testing.assert_allclose(a.constraints_.bound, b.constraints_.bound, rtol=1e-12)
+    assert a.n_iter_ == b.n_iter_ and b.converged_
+    assert _rel(a.metric_, b.metric_) < 1e-10
+    assert isinstance(b.embedding_, da.Array)
+    assert _rel(a.embedding_, b.embedding_.compute()) < 1e-10
+    Zd = b.transform(Xd[:300])
+    assert isinstance(Zd, da.Array)
+    assert _rel(a.transform(X[:300]), Zd.compute()) < 1e-10
+    # a NumPy array through the dask-fitted map, and after pickling
+    assert _rel(a.transform(X[:50]), pickle.loads(pickle.dumps(b)).transform(X[:50])) < 1e-10
+
+
+def test_vonneumann_on_dask_equals_in_memory(client, data):
+    X, y, Xd, yd = data
+    kw = dict(kernel="rbf", gamma=0.1, rank=30, low_rank="rpcholesky", random_state=1)
+    a = VonNeumannKernelLearner(**kw).fit(X, y)
+    b = VonNeumannKernelLearner(**kw).fit(Xd, yd)
+    np.testing.assert_array_equal(a.pivots_, b.pivots_)
+    # the orthonormal basis comes from a tall-skinny QR of G0 instead of its
+    # SVD: the same basis, to rounding amplified by G0's condition number
+    assert _rel(a.metric_, b.metric_) < 1e-8
+    assert _rel(a.embedding_, b.embedding_.compute()) < 1e-8
+
+
+@pytest.mark.parametrize("prior", ["identity", "covariance"])
+def test_itml_on_dask_equals_in_memory(client, data, prior):
+    X, y, Xd, yd = data
+    a = ITMLTransformer(prior=prior, bounds="percentile", random_state=0).fit(X, y)
+    b = ITMLTransformer(prior=prior, bounds="percentile", random_state=0).fit(Xd, yd)
+    assert _rel(a.metric_, b.metric_) < 1e-10
+    assert _rel(a.transform(X), b.transform(Xd).compute()) < 1e-10
+
+
+def test_linear_kernel_and_labels_in_memory(client, data):
+    # dask X with NumPy labels and the linear kernel (the data is the factor)
+    X, y, Xd, _ = data
+    a = LogDetKernelLearner(random_state=0).fit(X, y)
+    b = LogDetKernelLearner(random_state=0).fit(Xd, y)
+    assert _rel(a.metric_, b.metric_) < 1e-10
+
+
+def test_unlabeled_samples_and_explicit_pairs(client, data):
+    X, y, Xd, _ = data
+    y = y.copy()
+    y[::5] = -1
+    yd = da.from_array(y, chunks=600)
+    kw = dict(kernel="rbf", gamma=0.1, rank=20, low_rank="rpcholesky", random_state=3)
+    a = LogDetKernelLearner(**kw).fit(X, y)
+    b = LogDetKernelLearner(**kw).fit(Xd, yd)
+    np.testing.assert_array_equal(a.constraints_.i, b.constraints_.i)
+    assert not np.isin(b.constraints_.i, np.flatnonzero(y == -1)).any()
+    assert _rel(a.metric_, b.metric_) < 1e-10
+    pairs = np.c_[np.arange(0, 100), np.arange(1000, 1100),
+                  np.where(y[:100] == y[1000:1100], 1, -1)]
+    a = LogDetKernelLearner(**kw).fit(X, constraints=pairs)
+    b = LogDetKernelLearner(**kw).fit(Xd, constraints=pairs)
+    assert _rel(a.metric_, b.metric_) < 1e-10
+
+
+def test_transform_stays_lazy(client, data):
+    X, y, Xd, yd = data
+    learner = LogDetKernelLearner(kernel="rbf", gamma=0.1, rank=20, low_rank="rpcholesky",
+                                  random_state=0).fit(Xd, yd)
+    # an array whose every block raises when computed: transform must not
+    # compute any of it, and computing the result must
+    untouchable = Xd.map_blocks(_boom, dtype=float)
+    Z = learner.transform(untouchable)
+    assert isinstance(Z, da.Array) and Z.shape == (Xd.shape[0], learner.rank_)
+    with pytest.raises(RuntimeError, match="computed"):
+        Z.compute()
+
+
+def test_dask_errors_name_the_problem(client, data):
+    X, y, Xd, yd = data
+    with pytest.raises(ValueError, match="low_rank='csi' is not available on dask"):
+        LogDetKernelLearner(kernel="rbf", low_rank="csi", rank=10).fit(Xd, yd)
+    rel = RelativeConstraints([0], [1], [2], [3])
+    with pytest.raises(ValueError, match="takes pair constraints"):
+        LogDetKernelLearner(kernel="rbf", rank=10).fit(Xd, constraints=rel)
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        LogDetKernelLearner(kernel="rbf", rank=10).fit(Xd[Xd[:, 0] > 0], yd)
+    with pytest.raises(ValueError, match="has 100 entries but X has 2400"):
+        LogDetKernelLearner(kernel="rbf", rank=10).fit(Xd, yd[:100])
+    bad = X.copy()
+    bad[1500, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        LogDetKernelLearner(kernel="rbf", rank=10, low_rank="rpcholesky").fit(
+            da.from_array(bad, chunks=(600, 8)), yd)
+    fitted = LogDetKernelLearner(kernel="rbf", rank=10, random_state=0).fit(Xd, yd)
+    with pytest.raises(ValueError, match="X has 3 features"):
+        fitted.transform(Xd[:, :3])
