@@ -13,6 +13,7 @@ import pytest
 from sklearn.datasets import make_classification
 
 from sklearn_bregman import (
+    CSIDecomposition,
     ITMLTransformer,
     LogDetKernelLearner,
     VonNeumannKernelLearner,
@@ -92,6 +93,25 @@ def test_itml_on_dask_equals_in_memory(client, data, prior):
     b = ITMLTransformer(prior=prior, bounds="percentile", random_state=0).fit(Xd, yd)
     assert _rel(a.metric_, b.metric_) < 1e-10
     assert _rel(a.transform(X), b.transform(Xd).compute()) < 1e-10
+
+
+@pytest.mark.parametrize("kw", [dict(gamma=0.1, rank=25), dict(gamma=0.05, tol=1e-3)])
+def test_csi_plain_path_on_dask_equals_in_memory(client, data, kw):
+    X, _, Xd, _ = data
+    a = CSIDecomposition(**kw).fit(X)
+    b = CSIDecomposition(**kw).fit(Xd)
+    np.testing.assert_array_equal(a.pivots_, b.pivots_)  # also where the gain rule stops
+    assert isinstance(b.embedding_, da.Array) and isinstance(b.Q_, da.Array)
+    assert _rel(a.embedding_, b.embedding_.compute()) < 1e-10
+    # Q and R from a tall-skinny QR: the same up to signs
+    assert _rel(np.abs(a.R_), np.abs(b.R_)) < 1e-10
+    assert _rel(np.abs(a.Q_), np.abs(b.Q_.compute())) < 1e-8
+    np.testing.assert_allclose(a.gains_, b.gains_, rtol=1e-10)
+    np.testing.assert_allclose(a.approximation_error_, b.approximation_error_, rtol=1e-10,
+                               atol=1e-10 * a.approximation_error_[0])
+    assert _rel(a.transform(X[:200]), b.transform(Xd[:200]).compute()) < 1e-10
+    with pytest.raises(ValueError, match="takes y=None"):
+        CSIDecomposition(**kw).fit(Xd, np.zeros(Xd.shape[0]))
 
 
 def test_linear_kernel_and_labels_in_memory(client, data):

@@ -20,6 +20,13 @@ from sklearn.base import (
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._dask import (
+    DaskFactor,
+    check_dask_array,
+    check_finite_chunks,
+    is_dask_array,
+    map_rows,
+)
 from ._factors import PivotMap, _targets, cholesky_side_information
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed, kernel_source
 
@@ -152,6 +159,8 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         -------
         self
         """
+        if is_dask_array(X):
+            return self._fit_dask(X, y)
         if y is None:
             X = validate_data(self, X, dtype=np.float64)
             Y = None
@@ -187,6 +196,53 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self._map = PivotMap(res.G, res.pivots, X, self.kernel, params)
         return self
 
+    def _fit_dask(self, X, y):
+        """The plain path (``y=None``) on a dask array: greedy pivots by the
+        largest residual diagonal, one pass over the chunks per pivot
+        (:class:`~sklearn_bregman._dask.DaskFactor`, which keeps ``[G | d]``
+        on the workers), stopped by the same gain rule; ``embedding_`` and
+        ``Q_`` lazy, ``Q_`` and ``R_`` from a tall-skinny QR (equal to the
+        in-memory ones up to the signs of ``Q_``'s columns and ``R_``'s
+        rows)."""
+        import dask.array as da
+
+        if y is not None:
+            raise ValueError(
+                "CSIDecomposition.fit on a dask array takes y=None (plain pivoted "
+                "incomplete Cholesky): choosing the pivots with the labels needs all of "
+                "them in one place."
+            )
+        if self.kernel == "precomputed":
+            raise ValueError("kernel='precomputed' is not available on dask arrays.")
+        X = check_finite_chunks(check_dask_array(X, self, reset=True))
+        n = X.shape[0]
+        if self.rank is not None and self.rank > n:
+            raise ValueError(
+                f"rank={self.rank} is larger than the data allows: at most n_samples = {n}."
+            )
+        factor = DaskFactor(self.kernel, n if self.rank is None else self.rank, self.tol,
+                            self._kernel_params(), "cholesky", stop="gain").fit(X)
+        trace = factor.residual_trace_[0]
+        G = factor.training_factor()
+        Gc = G - G.mean(axis=0) if self.center else G
+        Q, R = da.linalg.tsqr(Gc)
+        norms, R = da.compute(da.sqrt((Gc * Gc).sum(axis=0)), R)
+        R = np.array(R)
+        # a column in the span of the earlier ones: Q[:, k] = 0, R[k, k] = 0,
+        # as the in-memory path
+        flat = np.abs(np.diag(R)) <= 1e-12 * norms
+        R[flat, flat] = 0.0
+        self.pivots_ = factor.pivots_
+        self.embedding_ = G
+        self.Q_ = Q * (~flat)
+        self.R_ = R
+        self.approximation_error_ = factor.residual_trace_
+        self.prediction_error_ = np.zeros(factor.rank_ + 1)
+        self.gains_ = np.array(factor.column_norms_) / trace
+        self.rank_ = factor.rank_
+        self._map = factor._map
+        return self
+
     def fit_transform(self, X, y=None):
         """Fit and return the factor of the training points (``embedding_``)."""
         return self.fit(X, y).embedding_
@@ -204,6 +260,9 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         ndarray of shape (n, rank_)
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            X = check_dask_array(X, self, reset=False)
+            return map_rows(X, self._map, self.rank_)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return self._map(X)
 

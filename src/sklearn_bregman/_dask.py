@@ -269,23 +269,26 @@ def _set_rows(d, rows_values, block_info=None):
     return out
 
 
-def _greedy_step(S, X, x_p, g_p, d_p, k, p, pivots, kernel, params, block_info=None):
+def _greedy_start(diag):
+    return np.maximum(diag, 0.0)[:, None]
+
+
+def _greedy_step(S, X, x_p, g_p, d_p, p, pivots, kernel, params, block_info=None):
     """One chunk of a greedy pivoted Cholesky step on ``S = [G | d]``: column
-    ``k`` from pivot ``p`` as the compiled ``cholesky_append`` computes it."""
+    ``k`` from pivot ``p`` as the compiled ``cholesky_append`` computes it,
+    appended (``[G | g_k | d]``)."""
     rows = _rows_of(block_info)
-    S = S.copy()
+    k = S.shape[1] - 1
     col = kernel_columns(X, x_p[None, :], kernel, params)[:, 0]
     if k:
         col -= S[:, :k] @ g_p
     col[np.isin(rows, pivots)] = 0.0
     col *= 1.0 / np.sqrt(d_p)
-    S[:, k] = col
-    d = S[:, -1]
-    d -= col * col
+    d = S[:, -1] - col * col
     np.maximum(d, 0.0, out=d)
     if rows[0] <= p < rows[0] + rows.shape[0]:
         d[p - rows[0]] = 0.0
-    return S
+    return np.column_stack([S[:, :k], col, d])
 
 
 class DaskFactor:
@@ -302,6 +305,12 @@ class DaskFactor:
         As :class:`~sklearn_bregman._factors.LowRankFactor`; ``method`` is
         'cholesky' or 'rpcholesky' ('csi' and 'precomputed' need the whole
         data in one place).
+    block_size : int, default=None
+        Proposals per round of 'rpcholesky' (``None``: as in memory).
+    stop : {'residual', 'gain'}, default='residual'
+        When 'cholesky' stops: the residual trace at most ``tol`` times the
+        trace, or (CSI's plain path) a column whose squared norm is below
+        ``tol`` times the trace.
 
     Attributes (after ``fit``)
     --------------------------
@@ -313,7 +322,7 @@ class DaskFactor:
     """
 
     def __init__(self, kernel, rank, tol, params, method="cholesky", random_state=None,
-                 block_size=None):
+                 block_size=None, stop="residual"):
         self.kernel = kernel
         self.rank = rank
         self.tol = tol
@@ -321,6 +330,7 @@ class DaskFactor:
         self.method = method
         self.random_state = random_state
         self.block_size = block_size
+        self.stop = stop
 
     def fit(self, X):
         """Build the factor of the training chunks ``X`` (a checked dask array)."""
@@ -340,7 +350,7 @@ class DaskFactor:
         self._map = None
         self._rounds = None
         self._state = None
-        if self.kernel == "linear":
+        if self.kernel == "linear" and self.stop != "gain":  # (CSI pivots every kernel)
             limit = min(n, dim)
             rank = limit if self.rank is None else self.rank
             _check_rank(rank, limit, "min(n_samples, n_features)")
@@ -442,12 +452,10 @@ class DaskFactor:
     # -- greedy pivoted Cholesky: [G | d] stays on the workers, one pass a pivot
     def _fit_greedy(self, X, diag, max_rank):
         import dask
-        import dask.array as da
 
         kernel, params = self.kernel, self.params
-        S = da.concatenate([da.zeros((X.shape[0], max_rank), chunks=(X.chunks[0], max_rank)),
-                            da.maximum(diag, 0.0)[:, None]], axis=1).rechunk(
-                                {1: -1}).persist()
+        S = diag.map_blocks(_greedy_start, dtype=float, new_axis=1,
+                            chunks=(X.chunks[0], (1,))).persist()
         offsets = _offsets(X.chunks[0])
         stats = np.array(dask.compute(*[dask.delayed(_column_stats)(blk)
                                         for blk in _blocks(S)]))
@@ -458,23 +466,30 @@ class DaskFactor:
         self._diag_max = float(stats[:, 1].max())
         floor = 1e-12 * max(self._diag_max, np.finfo(float).tiny)
         residual = [trace0]
+        self.column_norms_ = []
         pivots = []
         k = 0
-        while k < max_rank and residual[-1] > self.tol * trace0:
+        # stop rules: the residual trace at most tol tr(K) (pivoted_cholesky),
+        # or, for CSI's plain path, a column's squared norm below tol tr(K)
+        # (its gain, Bach & Jordan Section 2.2), that column kept
+        while k < max_rank and (self.stop == "gain" or residual[-1] > self.tol * trace0):
             # np.argmax(d): the first of the largest, over the chunks in order
             c = int(np.argmax(stats[:, 1]))
             if stats[c, 1] <= floor:
                 break
             p = int(offsets[c] + stats[c, 2])
             row, x_p = dask.compute(S[p], X[p])
-            S = S.map_blocks(_greedy_step, X, x_p, row[:k].copy(), row[-1], k, p,
+            S = S.map_blocks(_greedy_step, X, x_p, row[:k].copy(), row[-1], p,
                              np.array(pivots, dtype=np.int64), kernel, params,
-                             dtype=float).persist()
+                             dtype=float, chunks=(X.chunks[0], (k + 2,))).persist()
             pivots.append(p)
             k += 1
             stats = np.array(dask.compute(*[dask.delayed(_column_stats)(blk)
                                             for blk in _blocks(S)]))
             residual.append(max(float(stats[:, 0].sum()), 0.0))
+            self.column_norms_.append(float(stats[:, 3].sum()))
+            if self.stop == "gain" and self.column_norms_[-1] / trace0 < self.tol:
+                break
         self._state = S[:, :k]
         pivots = np.array(pivots, dtype=np.int64)
         self._finish(X, pivots, residual, diag, gather(X, pivots) if k else None)
@@ -537,12 +552,15 @@ def _replay_block(X, rounds, kernel, params, block_info=None):
 
 
 def _column_stats(S):
-    """Sum, largest value and the first row holding it of the last column."""
+    """Sum, largest value and the first row holding it of the last column
+    (the residual diagonal), and the squared norm of the one before (the
+    newest column of G)."""
     d = S[:, -1]
+    new = float(S[:, -2] @ S[:, -2]) if S.shape[1] > 1 else 0.0
     if not d.shape[0]:
-        return np.array([0.0, -np.inf, 0.0])
+        return np.array([0.0, -np.inf, 0.0, new])
     p = int(np.argmax(d))
-    return np.array([d.sum(), d[p], p])
+    return np.array([d.sum(), d[p], p, new])
 
 
 def _split(both, row_chunks, m):
