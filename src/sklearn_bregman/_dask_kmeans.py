@@ -32,6 +32,13 @@ from sklearn.utils import check_random_state
 #: Fan-in of the tree reduction of the per-chunk partial sums.
 _SPLIT_EVERY = 8
 
+#: A point whose squared distance to its centre is at most this times
+#: ``|x|^2 + |c|^2`` lies on the centre up to rounding (a mean of copies of
+#: the point differs from it by a few ulps): moving an empty cluster to it
+#: would gain nothing, and moving it from one such point to another each
+#: iteration would keep the run from converging.
+_ON_CENTRE = (1e3 * np.finfo(np.float64).eps) ** 2
+
 
 # ---------------------------------------------------------------------------
 # Per-chunk work (runs on the workers; plain NumPy on one row chunk)
@@ -118,34 +125,32 @@ def _add_stats(*stats):
 
 
 def _first_distinct(rows, order, n):
-    """Positions in ``order`` of the first ``n`` distinct rows, then repeats to fill up.
-
-    Also returns how many distinct rows were found (at most ``n``).
-    """
+    """Positions in ``order`` of the first (at most ``n``) distinct rows of ``rows[order]``."""
     _, first = np.unique(rows[order], axis=0, return_index=True)
-    chosen = np.sort(first)[:n]
-    n_distinct = chosen.size
-    if n_distinct < n:
-        rest = np.setdiff1d(np.arange(order.size), chosen)[:n - n_distinct]
-        chosen = np.concatenate([chosen, rest])
-    return chosen, n_distinct
+    return np.sort(first)[:n]
 
 
 def _farthest_chunk(X, labels, centers, n_far):
     """The chunk's ``n_far`` rows farthest from their centres, distinct rows first.
 
-    Returns ``(squared distances, local indices, rows, labels)`` of those rows,
-    farthest first.
+    Rows that lie on their centre (up to rounding, see ``_ON_CENTRE``) are
+    not candidates.  Returns ``(squared distances, local indices, rows,
+    labels)`` of at most ``n_far`` rows, farthest first.
     """
-    D = X - centers[labels]
+    C = centers[labels]
+    D = X - C
     dist = np.einsum("ij,ij->i", D, D)
-    order = np.argsort(-dist, kind="stable")
-    top = min(X.shape[0], 4 * n_far)
+    scale = np.einsum("ij,ij->i", X, X) + np.einsum("ij,ij->i", C, C)
+    off = np.flatnonzero(dist > _ON_CENTRE * scale)
+    order = off[np.argsort(-dist[off], kind="stable")]
+    if order.size == 0:
+        return dist[order], order, X[order], labels[order]
+    top = min(order.size, 4 * n_far)
     while True:  # widen the window until it holds n_far distinct rows
-        chosen, n_distinct = _first_distinct(X, order[:top], n_far)
-        if n_distinct >= n_far or top == X.shape[0]:
+        chosen = _first_distinct(X, order[:top], n_far)
+        if chosen.size >= n_far or top == order.size:
             break
-        top = min(X.shape[0], 2 * top)
+        top = min(order.size, 2 * top)
     idx = order[:top][chosen]
     return dist[idx], idx, X[idx], labels[idx]
 
@@ -240,9 +245,12 @@ def _relocate_empty(blocks, labels, centers, sums, counts, empty):
 
     As scikit-learn: the points farthest from the centre they were assigned
     to (``centers``, the centres of this iteration's assignment) leave their
-    cluster and each becomes an empty cluster's only member; here distinct
-    points are preferred, so that two empty clusters do not receive copies
-    of one point.  The per-chunk candidates come from one task per chunk.
+    cluster and each becomes an empty cluster's only member.  Unlike
+    scikit-learn, distinct points are preferred, so that two empty clusters
+    do not receive copies of one point, and points lying on their centre are
+    not taken: when there are not enough others (fewer distinct points than
+    clusters), the remaining clusters stay empty and keep their centres.
+    The per-chunk candidates come from one task per chunk.
     """
     import dask
     from dask import delayed
@@ -251,11 +259,13 @@ def _relocate_empty(blocks, labels, centers, sums, counts, empty):
     found = dask.compute(*[delayed(_farthest_chunk)(X, lab, centers, n_empty)
                            for X, lab in zip(blocks, labels)])
     dist = np.concatenate([f[0] for f in found])
+    if dist.size == 0:
+        return
     rows = np.concatenate([f[2] for f in found])
     owner = np.concatenate([f[3] for f in found])
     order = np.argsort(-dist, kind="stable")  # chunk order breaks ties
-    picked = order[_first_distinct(rows, order, n_empty)[0]]
-    for new, j in zip(empty, picked):
+    picked = order[_first_distinct(rows, order, n_empty)]
+    for new, j in zip(empty, picked):  # picked may be shorter than empty
         old = owner[j]
         sums[old] -= rows[j]
         counts[old] -= 1
@@ -377,7 +387,9 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
     centers : ndarray of shape (n_clusters, r)
         Centres of the best run.  An empty cluster takes, as in
         scikit-learn, the point farthest from the centre it was assigned to
-        (distinct points first when several clusters are empty).
+        (when several clusters are empty, the farthest distinct points; a
+        point lying on its centre is never taken, so with fewer distinct
+        points than clusters some clusters stay empty at their centres).
     inertia : float
         Sum of squared distances of the rows to their nearest centre.
     n_iter : int
