@@ -6,6 +6,8 @@ clustering, be repeatable, leave the labels lazy and gather only small
 results, not depend on the chunking, and survive empty clusters.
 """
 
+import time
+
 import numpy as np
 import pytest
 
@@ -80,6 +82,44 @@ def test_labels_lazy_results_small_and_chunking_irrelevant(client, blobs, monkey
     np.testing.assert_allclose(c_uneven, c_even, rtol=1e-10, atol=1e-12)
     assert i_uneven == pytest.approx(i_even, rel=1e-10) and n_uneven == n_even
     np.testing.assert_array_equal(l_uneven.compute(), l_even.compute())
+
+
+def test_nothing_is_left_on_the_cluster(client, blobs):
+    Z = da.from_array(blobs, chunks=(500, -1))
+    result = kmeans_dask(Z, 5, n_init=2, max_iter=20, random_state=0)
+    assert isinstance(result[3], da.Array)
+
+    def n_tasks(dask_scheduler):
+        return len(dask_scheduler.tasks)
+
+    # persisted Z, distances and labels are released (the lazy labels hold nothing)
+    deadline = time.monotonic() + 10
+    while client.run_on_scheduler(n_tasks) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert client.run_on_scheduler(n_tasks) == 0
+
+
+def test_lineage_does_not_grow_with_the_iterations(client, monkeypatch):
+    # labels of iteration i must not depend on those of i - 1, or the scheduler
+    # keeps the tasks of every iteration (for recomputation)
+    import sklearn_bregman._dask_kmeans as module
+
+    def n_tasks(dask_scheduler):
+        return len(dask_scheduler.tasks)
+
+    seen = []
+    lloyd_pass = module._lloyd_pass
+
+    def recording_pass(*args, **kwargs):
+        seen.append(client.run_on_scheduler(n_tasks))
+        return lloyd_pass(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_lloyd_pass", recording_pass)
+    X = np.random.RandomState(0).uniform(size=(1500, 2))  # no clusters: slow convergence
+    Z = da.from_array(X, chunks=(500, -1))
+    _, _, n_iter, _ = kmeans_dask(Z, 8, n_init=1, max_iter=30, tol=0.0, random_state=0)
+    assert n_iter >= 20
+    assert max(seen) < 100
 
 
 def test_inertia_is_the_numpy_recomputation(client, blobs):

@@ -94,7 +94,7 @@ def _labels_chunk(X, centers):
     return _assign(X, centers).astype(np.intp, copy=False)
 
 
-def _lloyd_chunk(X, centers, old_labels):
+def _lloyd_chunk(X, centers):
     """One chunk's share of a Lloyd iteration.
 
     Returns
@@ -102,10 +102,9 @@ def _lloyd_chunk(X, centers, old_labels):
     labels : ndarray of shape (m,)
         Nearest centre of each row.
     stats : tuple
-        ``(sums (k, r), counts (k,), inertia, n_changed)``: per-cluster sums
-        of the rows, cluster sizes, the sum of squared distances to the
-        assigned centres, and how many labels differ from ``old_labels``
-        (all of them when ``old_labels`` is None).
+        ``(sums (k, r), counts (k,), inertia)``: per-cluster sums of the
+        rows, cluster sizes and the sum of squared distances to the
+        assigned centres.
     """
     k = centers.shape[0]
     m = X.shape[0]
@@ -115,12 +114,18 @@ def _lloyd_chunk(X, centers, old_labels):
     counts = np.bincount(labels, minlength=k)
     D = X - centers[labels]
     inertia = float(np.einsum("ij,ij->", D, D))
-    changed = m if old_labels is None else int(np.count_nonzero(labels != old_labels))
-    return labels, (sums, counts, inertia, changed)
+    return labels, (sums, counts, inertia)
+
+
+def _n_changed(labels, old_labels):
+    """How many labels of a chunk differ from the previous iteration's (all: none)."""
+    if old_labels is None:
+        return labels.size
+    return int(np.count_nonzero(labels != old_labels))
 
 
 def _add_stats(*stats):
-    """Sum of several ``(sums, counts, inertia, n_changed)`` tuples."""
+    """Sum of several ``(sums, counts, inertia)`` tuples."""
     return tuple(sum(parts[1:], parts[0]) for parts in zip(*stats))
 
 
@@ -227,7 +232,8 @@ def _kmeans_plusplus(blocks, offsets, n_clusters, random_state):
     for c in range(1, n_clusters):
         targets = random_state.uniform(size=n_trials) * chunk_pot.sum()
         candidates = _draw_candidates(blocks, closest, chunk_pot, targets)
-        minima = dask.persist(*[delayed(_candidate_minima)(X, d, candidates)
+        shared = delayed(candidates)  # one graph node, not a copy in every task
+        minima = dask.persist(*[delayed(_candidate_minima)(X, d, shared)
                                 for X, d in zip(blocks, closest)])
         pots = np.array(dask.compute(*[delayed(_row_sums)(a) for a in minima]))
         best = int(np.argmin(pots.sum(axis=0)))
@@ -256,7 +262,8 @@ def _relocate_empty(blocks, labels, centers, sums, counts, empty):
     from dask import delayed
 
     n_empty = empty.size
-    found = dask.compute(*[delayed(_farthest_chunk)(X, lab, centers, n_empty)
+    shared = delayed(centers)
+    found = dask.compute(*[delayed(_farthest_chunk)(X, lab, shared, n_empty)
                            for X, lab in zip(blocks, labels)])
     dist = np.concatenate([f[0] for f in found])
     if dist.size == 0:
@@ -273,18 +280,34 @@ def _relocate_empty(blocks, labels, centers, sums, counts, empty):
         counts[new] = 1
 
 
-def _lloyd_pass(blocks, centers, old_labels):
-    """One pass: persisted per-chunk labels and the summed statistics."""
+def _lloyd_pass(blocks, centers, old_labels=None):
+    """One pass over the data: assignment to ``centers`` and the summed statistics.
+
+    ``old_labels`` is the previous iteration's per-chunk labels (None for
+    a chunk in the first iteration), or None for the final pass, which
+    keeps no labels.  Returns the per-chunk labels, persisted (None for
+    the final pass), the summed ``sums, counts, inertia`` and the number of
+    changed labels.  The new labels do not depend on the old ones, so that the
+    scheduler does not keep every iteration's lineage; the changed counts
+    are separate small tasks.
+    """
     import dask
     from dask import delayed
 
+    centers = delayed(centers)  # one graph node, not a copy in every task
+    parts = [delayed(_lloyd_chunk, nout=2)(X, centers) for X in blocks]
+    stats = [p[1] for p in parts]
+    if old_labels is None:
+        (sums, counts, inertia), = dask.compute(_tree_sum(stats))
+        return None, sums, counts, inertia, sum(X.shape[0] for X in blocks)
     nb = len(blocks)
-    parts = [delayed(_lloyd_chunk, nout=2)(X, centers, old)
-             for X, old in zip(blocks, old_labels)]
-    persisted = dask.persist(*[p[0] for p in parts], *[p[1] for p in parts])
+    persisted = dask.persist(*[p[0] for p in parts], *stats)
     labels, stats = list(persisted[:nb]), persisted[nb:]
-    sums, counts, inertia, changed = _tree_sum(stats).compute()
-    return labels, sums, counts, inertia, changed
+    total, *changed = dask.compute(
+        _tree_sum(stats), *[delayed(_n_changed)(new, old)
+                            for new, old in zip(labels, old_labels)])
+    sums, counts, inertia = total
+    return labels, sums, counts, inertia, sum(changed)
 
 
 def _lloyd(blocks, centers, max_iter, tol, verbose):
@@ -327,7 +350,7 @@ def _lloyd(blocks, centers, max_iter, tol, verbose):
             break
     # the labels, inertia and sizes of the final centres (one more pass)
     del labels
-    _, _, counts, inertia, _ = _lloyd_pass(blocks, centers, [None] * len(blocks))
+    _, _, counts, inertia, _ = _lloyd_pass(blocks, centers)
     return centers, inertia, i + 1, counts
 
 
