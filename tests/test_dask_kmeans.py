@@ -137,9 +137,10 @@ def _duplicates(n_distinct, copies, seed=0):
     return points, rng.permutation(np.repeat(points, copies, axis=0))
 
 
-def test_empty_clusters_are_refilled_with_distinct_points(client):
+@pytest.mark.parametrize("chunk", [70, 240])  # four chunks, one chunk
+def test_empty_clusters_are_refilled_with_distinct_points(client, chunk):
     points, X = _duplicates(6, 40)
-    Z = da.from_array(X, chunks=(70, -1)).persist()
+    Z = da.from_array(X, chunks=(chunk, -1)).persist()
     blocks = list(Z.to_delayed().ravel())
     # two centres on the data, four far away: four clusters are empty at once
     start = np.vstack([points[:2], 1e3 + np.arange(12.0).reshape(4, 3)])

@@ -136,11 +136,11 @@ def _first_distinct(rows, order, n):
 
 
 def _farthest_chunk(X, labels, centers, n_far):
-    """The chunk's ``n_far`` rows farthest from their centres, distinct rows first.
+    """The chunk's (at most) ``n_far`` distinct rows farthest from their centres.
 
     Rows that lie on their centre (up to rounding, see ``_ON_CENTRE``) are
-    not candidates.  Returns ``(squared distances, local indices, rows,
-    labels)`` of at most ``n_far`` rows, farthest first.
+    not candidates.  Returns ``(squared distances, rows, labels)`` of those
+    rows, farthest first (ties: in row order).
     """
     C = centers[labels]
     D = X - C
@@ -148,16 +148,22 @@ def _farthest_chunk(X, labels, centers, n_far):
     scale = np.einsum("ij,ij->i", X, X) + np.einsum("ij,ij->i", C, C)
     off = np.flatnonzero(dist > _ON_CENTRE * scale)
     order = off[np.argsort(-dist[off], kind="stable")]
-    if order.size == 0:
-        return dist[order], order, X[order], labels[order]
     top = min(order.size, 4 * n_far)
-    while True:  # widen the window until it holds n_far distinct rows
+    while order.size:  # widen the window until it holds n_far distinct rows
         chosen = _first_distinct(X, order[:top], n_far)
         if chosen.size >= n_far or top == order.size:
+            order = order[:top][chosen]
             break
         top = min(order.size, 2 * top)
-    idx = order[:top][chosen]
-    return dist[idx], idx, X[idx], labels[idx]
+    return dist[order], X[order], labels[order]
+
+
+def _merge_farthest(n_far, *parts):
+    """The (at most) ``n_far`` farthest distinct rows of several chunks' candidates."""
+    dist, rows, labels = (np.concatenate(field) for field in zip(*parts))
+    order = np.argsort(-dist, kind="stable")  # ties: in chunk order, i.e. in row order
+    order = order[_first_distinct(rows, order, n_far)]
+    return dist[order], rows[order], labels[order]
 
 
 # ---------------------------------------------------------------------------
@@ -165,15 +171,19 @@ def _farthest_chunk(X, labels, centers, n_far):
 # ---------------------------------------------------------------------------
 
 
-def _tree_sum(parts):
-    """One delayed object: the tree reduction of ``parts`` by :func:`_add_stats`."""
+def _tree_reduce(parts, combine, *args):
+    """One delayed object: ``combine(*args, *group)`` applied over a tree of ``parts``.
+
+    ``combine`` is applied at least once (also to a single part).
+    """
     from dask import delayed
 
     parts = list(parts)
-    while len(parts) > 1:
-        parts = [delayed(_add_stats)(*parts[i:i + _SPLIT_EVERY])
+    while True:
+        parts = [delayed(combine)(*args, *parts[i:i + _SPLIT_EVERY])
                  for i in range(0, len(parts), _SPLIT_EVERY)]
-    return parts[0]
+        if len(parts) == 1:
+            return parts[0]
 
 
 def _fetch_row(blocks, offsets, i):
@@ -256,27 +266,20 @@ def _relocate_empty(blocks, labels, centers, sums, counts, empty):
     do not receive copies of one point, and points lying on their centre are
     not taken: when there are not enough others (fewer distinct points than
     clusters), the remaining clusters stay empty and keep their centres.
-    The per-chunk candidates come from one task per chunk.
+    The candidates come from one task per chunk and a tree reduction, so
+    the client receives ``len(empty)`` rows at most.
     """
-    import dask
     from dask import delayed
 
     n_empty = empty.size
     shared = delayed(centers)
-    found = dask.compute(*[delayed(_farthest_chunk)(X, lab, shared, n_empty)
-                           for X, lab in zip(blocks, labels)])
-    dist = np.concatenate([f[0] for f in found])
-    if dist.size == 0:
-        return
-    rows = np.concatenate([f[2] for f in found])
-    owner = np.concatenate([f[3] for f in found])
-    order = np.argsort(-dist, kind="stable")  # chunk order breaks ties
-    picked = order[_first_distinct(rows, order, n_empty)]
-    for new, j in zip(empty, picked):  # picked may be shorter than empty
-        old = owner[j]
-        sums[old] -= rows[j]
+    found = [delayed(_farthest_chunk)(X, lab, shared, n_empty)
+             for X, lab in zip(blocks, labels)]
+    _, rows, owner = _tree_reduce(found, _merge_farthest, n_empty).compute()
+    for new, row, old in zip(empty, rows, owner):  # rows may be fewer than empty
+        sums[old] -= row
         counts[old] -= 1
-        sums[new] = rows[j]
+        sums[new] = row
         counts[new] = 1
 
 
@@ -298,13 +301,13 @@ def _lloyd_pass(blocks, centers, old_labels=None):
     parts = [delayed(_lloyd_chunk, nout=2)(X, centers) for X in blocks]
     stats = [p[1] for p in parts]
     if old_labels is None:
-        (sums, counts, inertia), = dask.compute(_tree_sum(stats))
+        (sums, counts, inertia), = dask.compute(_tree_reduce(stats, _add_stats))
         return None, sums, counts, inertia, sum(X.shape[0] for X in blocks)
     nb = len(blocks)
     persisted = dask.persist(*[p[0] for p in parts], *stats)
     labels, stats = list(persisted[:nb]), persisted[nb:]
     total, *changed = dask.compute(
-        _tree_sum(stats), *[delayed(_n_changed)(new, old)
+        _tree_reduce(stats, _add_stats), *[delayed(_n_changed)(new, old)
                             for new, old in zip(labels, old_labels)])
     sums, counts, inertia = total
     return labels, sums, counts, inertia, sum(changed)
