@@ -77,7 +77,10 @@ def _locate(X, closest, targets):
     """
     cum = np.cumsum(closest)
     idx = np.searchsorted(cum, targets)
-    np.clip(idx, None, closest.size - 1, out=idx)
+    # a target past the end (the chunk's sum, rounded differently): the last
+    # row of positive distance
+    positive = np.flatnonzero(closest > 0)
+    idx[idx >= closest.size] = positive[-1] if positive.size else closest.size - 1
     return idx, X[idx]
 
 
@@ -212,7 +215,10 @@ def _draw_candidates(blocks, closest, chunk_pot, targets):
     chunk_cum = np.cumsum(chunk_pot)
     which = np.searchsorted(chunk_cum, targets)
     np.clip(which, None, len(blocks) - 1, out=which)
-    local = targets - (chunk_cum[which] - chunk_pot[which])
+    # exact prefix: a positive target stays positive inside its chunk, so it
+    # lands on a row of positive distance
+    before = np.concatenate([[0.0], chunk_cum[:-1]])
+    local = targets - before[which]
     hit = np.unique(which)
     found = dask.compute(*[delayed(_locate)(blocks[b], closest[b], local[which == b])
                            for b in hit])
