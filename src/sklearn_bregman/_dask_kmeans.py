@@ -15,7 +15,18 @@ O(k r) numbers (centres, their partial sums after a tree reduction) and
 O(number of chunks) scalars.  The per-chunk arrays that live from one pass
 to the next (the closest squared distances while seeding, the labels during
 Lloyd's iterations) are persisted and released as soon as they are
-replaced.
+replaced.  An iteration's labels do not depend on the previous ones (the
+number of changed labels is a separate task), so the scheduler's record of
+the tasks stays flat over the iterations; while seeding, each round's
+distances depend on the previous round's, so the scheduler keeps O(k x
+number of chunks) small task records until the seeding ends.
+
+Differences from scikit-learn's ``KMeans``: the first seed is drawn with
+``randint`` (scikit-learn draws it with ``choice``), so seeds differ for a
+given ``random_state``; sums are added chunk by chunk (results agree to
+rounding); the data are not centred first; and an empty cluster is given
+the farthest *distinct* point not lying on its centre (see
+``_relocate_empty``).
 
 dask is an optional dependency: it is imported inside the functions, and
 this module is imported only when the input is a dask array.
