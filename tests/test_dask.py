@@ -15,6 +15,7 @@ from sklearn.datasets import make_classification
 from sklearn_bregman import (
     CSIDecomposition,
     ITMLTransformer,
+    KernelKMeans,
     LogDetKernelLearner,
     VonNeumannKernelLearner,
 )
@@ -172,3 +173,42 @@ def test_dask_errors_name_the_problem(client, data):
     fitted = LogDetKernelLearner(kernel="rbf", rank=10, random_state=0).fit(Xd, yd)
     with pytest.raises(ValueError, match="X has 3 features"):
         fitted.transform(Xd[:, :3])
+
+
+@pytest.mark.parametrize("kernel, low_rank", [("linear", "cholesky"), ("rbf", "rpcholesky"),
+                                              ("rbf", "cholesky")])
+def test_kernel_kmeans_on_dask_finds_the_in_memory_clusters(client, kernel, low_rank):
+    from sklearn.datasets import make_blobs
+    from sklearn.metrics import adjusted_rand_score
+
+    X, _ = make_blobs(2000, 6, centers=4, cluster_std=0.6, random_state=0)
+    Xd = da.from_array(X, chunks=(600, 6))
+    kw = dict(n_clusters=4, kernel=kernel, gamma=0.05, low_rank=low_rank, n_init=2,
+              random_state=0, rank=None if kernel == "linear" else 30)
+    a = KernelKMeans(**kw).fit(X)
+    b = KernelKMeans(**kw).fit(Xd)
+    if kernel != "linear":
+        np.testing.assert_array_equal(a.factor_.pivots_, b.factor_.pivots_)
+    assert isinstance(b.labels_, da.Array)
+    labels = b.labels_.compute()
+    assert adjusted_rand_score(a.labels_, labels) == 1.0
+    np.testing.assert_allclose(a.inertia_, b.inertia_, rtol=1e-8)
+    pred = b.predict(Xd[:500])
+    assert isinstance(pred, da.Array)
+    np.testing.assert_array_equal(pred.compute(), labels[:500])
+    np.testing.assert_array_equal(b.predict(X[:500]), labels[:500])
+
+
+def test_kernel_kmeans_on_a_learners_lazy_embedding(client):
+    from sklearn.datasets import make_blobs
+    from sklearn.metrics import adjusted_rand_score
+
+    X, y = make_blobs(2000, 5, centers=3, cluster_std=1.5, random_state=1)
+    Xd, yd = da.from_array(X, chunks=(700, 5)), da.from_array(y, chunks=700)
+    kw = dict(kernel="rbf", gamma=0.1, rank=20, low_rank="rpcholesky", random_state=0)
+    a = LogDetKernelLearner(**kw).fit(X, y)
+    b = LogDetKernelLearner(**kw).fit(Xd, yd)
+    ka = KernelKMeans(3, n_init=2, random_state=0).fit(a.embedding_)
+    kb = KernelKMeans(3, n_init=2, random_state=0).fit(b.embedding_)
+    assert adjusted_rand_score(ka.labels_, kb.labels_.compute()) == 1.0
+    np.testing.assert_allclose(ka.inertia_, kb.inertia_, rtol=1e-8)

@@ -1,14 +1,24 @@
 """Kernel k-means: on a factor, k-means on its rows; on a kernel matrix, the real one."""
 
+from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._dask import (
+    DaskFactor,
+    check_dask_array,
+    check_finite_chunks,
+    fits_on_workers,
+    is_dask_array,
+    map_rows,
+)
+from ._dask_kmeans import kmeans_dask
 from ._factors import LowRankFactor, _power_of_two_below
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 
@@ -32,7 +42,10 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
       for 'linear', pivoted incomplete Cholesky of rank ``rank``
       otherwise), and kernel k-means on G G' is k-means on the rows of G
       (scikit-learn's :class:`~sklearn.cluster.KMeans`), O(n r c) per
-      iteration, memory O(n r).  A learner's ``embedding_`` is such a factor
+      iteration, memory O(n r).  On a dask array the factor is built on
+      the chunks and k-means++ and Lloyd's iterations run as per-chunk
+      tasks (:mod:`sklearn_bregman._dask_kmeans`); ``labels_`` and
+      ``predict`` are then lazy.  A learner's ``embedding_`` is such a factor
       of its learned kernel, so ``KernelKMeans(kernel='linear')`` on it
       clusters with the learned kernel exactly.
 
@@ -46,6 +59,11 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     rank : int, default=None
         Rank of the incomplete Cholesky factor for non-linear kernels
         (``None``: min(n_samples, 100)).
+    low_rank : {'cholesky', 'rpcholesky'}, default='cholesky'
+        Pivots of that factor: the largest residual diagonal, or drawn in
+        proportion to it (randomly pivoted Cholesky, blocked; with
+        ``random_state``), which on a dask array keeps only the diagonal on
+        the workers and passes over the data once per block of pivots.
     n_init : int, default=10
         Restarts; the lowest inertia wins.
     max_iter : int, default=300
@@ -59,6 +77,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
+        A lazy dask array when ``X`` is one.
     inertia_ : float
         Sum of squared feature-space distances to the cluster means (a
         ValueError if it overflows float64, e.g. for ``X * 1e300``).
@@ -87,6 +106,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         "n_clusters": [Interval(Integral, 1, None, closed="left")],
         **KERNEL_PARAMETERS,
         "rank": [Interval(Integral, 1, None, closed="left"), None],
+        "low_rank": [StrOptions({"cholesky", "rpcholesky"})],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -95,8 +115,8 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     }
 
     def __init__(self, n_clusters=8, *, kernel="linear", gamma=None, degree=3, coef0=1,
-                 kernel_params=None, rank=None, n_init=10, max_iter=300, tol=1e-4,
-                 random_state=None, verbose=0):
+                 kernel_params=None, rank=None, low_rank="cholesky", n_init=10,
+                 max_iter=300, tol=1e-4, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.kernel = kernel
         self.gamma = gamma
@@ -104,6 +124,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         self.coef0 = coef0
         self.kernel_params = kernel_params
         self.rank = rank
+        self.low_rank = low_rank
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
@@ -123,6 +144,8 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         -------
         self
         """
+        if is_dask_array(X):
+            return self._fit_dask(X)
         X = validate_data(self, X, dtype=np.float64)
         n = X.shape[0]
         if n < self.n_clusters:
@@ -134,7 +157,8 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
             self._fit_precomputed(X)
             return self
         self.factor_ = LowRankFactor(
-            self.kernel, self.rank, 1e-10, self._kernel_params(),
+            self.kernel, self.rank, 1e-10, self._kernel_params(), method=self.low_rank,
+            random_state=self.random_state if self.low_rank == "rpcholesky" else None,
         )
         G = self.factor_.fit(X)
         self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, max_iter=self.max_iter,
@@ -144,6 +168,35 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         self.inertia_ = _finite_inertia(self.kmeans_.inertia_, G)
         self.n_iter_ = self.kmeans_.n_iter_
         self.cluster_centers_ = self.kmeans_.cluster_centers_
+        return self
+
+    def _fit_dask(self, X):
+        """Kernel k-means on a dask array: the factor built on the chunks
+        (:class:`~sklearn_bregman._dask.DaskFactor`; ``X`` itself for the
+        linear kernel), then k-means++ and Lloyd's iterations as per-chunk
+        partial sums (:func:`~sklearn_bregman._dask_kmeans.kmeans_dask`).
+        The factor's rows stay on the workers for the iterations when they
+        take at most half of the workers' memory; otherwise every pass
+        computes them anew from ``X`` (data larger than the cluster)."""
+        if self.kernel == "precomputed":
+            raise ValueError("kernel='precomputed' is not available on dask arrays: the "
+                             "n x n kernel matrix is what a factor avoids; give the points.")
+        X = check_finite_chunks(check_dask_array(X, self, reset=True))
+        if X.shape[0] < self.n_clusters:
+            raise ValueError(
+                f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}."
+            )
+        self.factor_ = DaskFactor(
+            self.kernel, self.rank, 1e-10, self._kernel_params(), self.low_rank,
+            random_state=self.random_state if self.low_rank == "rpcholesky" else None,
+        ).fit(X)
+        G = self.factor_.training_factor()
+        self.cluster_centers_, inertia, self.n_iter_, self.labels_ = kmeans_dask(
+            G, self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol,
+            random_state=self.random_state, verbose=self.verbose,
+            persist=fits_on_workers(G.nbytes),
+        )
+        self.inertia_ = _finite_inertia(inertia, self.cluster_centers_)
         return self
 
     def _fit_precomputed(self, K):
@@ -186,7 +239,16 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         labels : ndarray of shape (n_new,)
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            if self.kernel == "precomputed":
+                raise ValueError("kernel='precomputed' is not available on dask arrays.")
+            X = check_dask_array(X, self, reset=False)
+            return map_rows(X, partial(_nearest_centre, self.factor_, self.cluster_centers_),
+                            None, dtype=np.intp)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        if not hasattr(self, "kmeans_") and self.kernel != "precomputed":
+            # fitted on a dask array: the centres found there
+            return _nearest_centre(self.factor_, self.cluster_centers_, X)
         if self.kernel == "precomputed":
             # K(x, x) is the same for every cluster: left out of the argmin
             return np.argmin(self._within - 2.0 * (X @ self._Zs), axis=1)
@@ -201,6 +263,13 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
 #: Largest kernel value used as it is by the precomputed path; sums of up to
 #: n^2 such values stay far from overflow.
 _LARGE = 1e100
+
+
+def _nearest_centre(factor, centers, X):
+    """Labels of the nearest centre in the factor's coordinates."""
+    Z = factor.transform(X)
+    return np.argmin((Z * Z).sum(1)[:, None] - 2.0 * Z @ centers.T
+                     + (centers * centers).sum(1)[None, :], axis=1)
 
 
 def _finite_inertia(inertia, values):

@@ -47,7 +47,8 @@ from ._kernels import kernel_columns, kernel_diagonal
 from .constraints import _labeled
 
 __all__ = ["DaskFactor", "DaskLabelIndex", "check_dask_array", "check_finite_chunks",
-           "gather", "is_dask_array", "largest_squared_norm", "map_rows", "resolve_pairs_dask"]
+           "fits_on_workers", "gather", "is_dask_array", "largest_squared_norm", "map_rows",
+           "resolve_pairs_dask"]
 
 
 def is_dask_array(X):
@@ -155,6 +156,26 @@ def _row_squared_norms(X):
 def largest_squared_norm(X):
     """The largest squared norm of a row of the dask array ``X`` (one pass)."""
     return float(map_rows(X, _row_squared_norms, None).max().compute())
+
+
+def fits_on_workers(nbytes):
+    """Whether ``nbytes`` may stay on the workers: at most half of their
+    summed ``memory_limit`` on a distributed cluster, of this machine's
+    available memory otherwise."""
+    import os
+
+    try:
+        from distributed import get_client
+
+        client = get_client()
+    except (ImportError, ValueError):  # no distributed, or no client
+        client = None
+    if client is not None:
+        limits = [w.get("memory_limit") or 0
+                  for w in client.scheduler_info()["workers"].values()]
+        return not limits or not all(limits) or nbytes <= sum(limits) / 2
+    available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return nbytes <= available / 2
 
 
 def _chunk_stats(d):

@@ -394,7 +394,7 @@ def _check_params(Z, n_clusters, n_init, max_iter, tol):
 
 
 def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_state=None,
-                verbose=0):
+                verbose=0, persist=True):
     """k-means on the rows of a dask array, without collecting it on the client.
 
     Greedy k-means++ seeding, then Lloyd's iterations, ``n_init`` times; the
@@ -406,8 +406,8 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
     ----------
     Z : dask.array.Array of shape (n, r)
         The points, chunked by rows (column chunks are merged into one).
-        Cast to float64 and persisted on the workers for the duration of
-        the call, since every pass reads it.
+        Cast to float64 and (``persist``) persisted on the workers for the
+        duration of the call, since every pass reads it.
     n_clusters : int
         Number of clusters k, at most n.
     n_init : int, default=10
@@ -424,6 +424,10 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
     verbose : int, default=0
         If positive, print one line per iteration (inertia of the
         iteration's assignment) and the reason a run stopped.
+    persist : bool, default=True
+        Keep ``Z`` on the workers during the call; ``False`` for a ``Z``
+        larger than the cluster's memory (a lazy map of data that does not
+        fit there): each pass then computes its chunks anew.
 
     Returns
     -------
@@ -453,7 +457,7 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
     if Z.numblocks[1] != 1:
         Z = Z.rechunk({1: -1})
     Z = Z.astype(np.float64)
-    Zp = Z.persist()
+    Zp = Z.persist() if persist else Z
     # chunks of no rows take no part (a draw could land on them)
     sizes = np.asarray(Z.chunks[0], dtype=np.int64)
     blocks = [X for X, m in zip(Zp.to_delayed().ravel(), sizes) if m > 0]
