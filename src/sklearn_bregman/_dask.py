@@ -43,7 +43,7 @@ from ._factors import (
     PivotMap,
     _rejection_cholesky,
 )
-from ._kernels import kernel_columns, kernel_diagonal
+from ._kernels import kernel_column, kernel_columns, kernel_diagonal
 from .constraints import _labeled
 
 __all__ = ["DaskFactor", "DaskLabelIndex", "check_dask_array", "check_finite_chunks",
@@ -300,7 +300,7 @@ def _greedy_step(S, X, x_p, g_p, d_p, p, pivots, kernel, params, block_info=None
     appended (``[G | g_k | d]``)."""
     rows = _rows_of(block_info)
     k = S.shape[1] - 1
-    col = kernel_columns(X, x_p[None, :], kernel, params)[:, 0]
+    col = kernel_column(X, x_p, kernel, params)  # as the in-memory column
     if k:
         col -= S[:, :k] @ g_p
     col[np.isin(rows, pivots)] = 0.0

@@ -4,8 +4,8 @@ Everything that evaluates an initial kernel k0 goes through this module: the
 kernel names and the parameter constraints every estimator with a kernel
 shares (:data:`KERNEL_PARAMETERS`, :class:`KernelParamsMixin`), kernel
 columns and diagonals computed without the n x n matrix
-(:func:`kernel_columns`, :func:`kernel_diagonal`, :func:`kernel_source`,
-:func:`pivot_columns`), SKLR's adaptive Gaussian (:class:`AdaptiveGaussian`),
+(:func:`kernel_columns`, :func:`kernel_column`, :func:`kernel_diagonal`,
+:func:`kernel_source`, :func:`pivot_columns`), SKLR's adaptive Gaussian (:class:`AdaptiveGaussian`),
 and the checks that turn non-finite kernel values or a malformed precomputed
 kernel into a ValueError that names the kernel.  The factor algorithms that
 consume these columns are in :mod:`sklearn_bregman._factors`
@@ -250,8 +250,50 @@ def kernel_source(X, kernel, params):
     'precomputed', checked by :func:`check_precomputed` first)."""
     if kernel == "precomputed":
         return (lambda p: X[:, p]), np.diag(X).copy()
-    return ((lambda p: kernel_columns(X, X[p:p + 1], kernel, params)[:, 0]),
+    sq = np.einsum("ij,ij->i", X, X) if kernel == "rbf" else None
+    return ((lambda p: kernel_column(X, X[p], kernel, params, sq)),
             kernel_diagonal(X, kernel, params))
+
+
+def kernel_column(X, x, kernel, params, sq=None):
+    """k0(X, x) for one point ``x``, as a 1-D array (non-finite values are an
+    error, :func:`check_finite_kernel`).
+
+    A greedy factor asks for one column per pivot.  Through
+    ``pairwise_kernels`` each such call validates X and, for 'rbf',
+    recomputes its squared row norms: three passes over X besides the
+    product, which made pivoted incomplete Cholesky slower than a plain
+    NumPy loop.  For 'linear', 'poly', 'sigmoid' and 'rbf' the column is
+    computed here with scikit-learn's own formulas and order of operations
+    (``euclidean_distances`` then ``rbf_kernel``; ``polynomial_kernel``;
+    ``sigmoid_kernel``), with ``sq``, the squared row norms of X, computed
+    once by the caller; other kernels go through :func:`kernel_columns`.
+    """
+    if kernel not in ("linear", "poly", "sigmoid", "rbf"):
+        return kernel_columns(X, x[None, :], kernel, params)[:, 0]
+    gamma = params.get("gamma")
+    if gamma is None:
+        gamma = 1.0 / X.shape[1]
+    with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+        K = X @ x
+        if kernel == "rbf":
+            if sq is None:
+                sq = np.einsum("ij,ij->i", X, X)
+            K *= -2.0
+            K += sq
+            K += np.einsum("ij,ij->i", x[None, :], x[None, :])[0]  # (row_norms' sum)
+            np.maximum(K, 0.0, out=K)
+            K *= -gamma
+            np.exp(K, out=K)
+        elif kernel == "poly":
+            K *= gamma
+            K += params["coef0"]
+            K **= params["degree"]
+        elif kernel == "sigmoid":
+            K *= gamma
+            K += params["coef0"]
+            np.tanh(K, out=K)
+    return check_finite_kernel(K, kernel, params, X, x[None, :])
 
 
 def pivot_columns(X, kernel, params, X_pivots, pivots):
