@@ -1,11 +1,14 @@
 """A kernel learned and clustered on data several times a worker's memory.
 
 ``LogDetKernelLearner(kernel='rbf', rank=100, low_rank='rpcholesky')`` plus
-``KernelKMeans`` on its (lazy) embedding, on a dask array of 4,000,000 x 20
-float64 (640 MB) generated chunk by chunk from a seed (5 Gaussian classes),
-on a ``distributed.LocalCluster`` of two worker processes limited to 256 MB
-each (one thread each): neither X (640 MB) nor the factor G0 (n x 100,
-3.2 GB) ever exists whole anywhere.  X is never persisted: each pass
+``KernelKMeans`` on its (lazy) embedding, on a dask array of 6,000,000 x 20
+float64 (960 MB) generated chunk by chunk from a seed (5 Gaussian classes),
+on a ``distributed.LocalCluster`` of two worker processes limited to 512 MB
+each (one thread each; a worker process holds about 180 MB before any data
+and some 300 MB of unmanaged memory while working, so at 256, 320 or 400
+MB it stays paused at its 80 % threshold and the run stalls): neither X
+(960 MB, nearly twice a worker's limit) nor the factor G0 (n x 100,
+4.8 GB, nine times it) nor the embedding ever exists whole anywhere.  X is never persisted: each pass
 regenerates its chunks.  Reported:
 
 - wall time of each stage (factor + constraints + engine; k-means);
@@ -15,12 +18,14 @@ regenerates its chunks.  Reported:
 - the check against the in-memory fit: the same learner fitted in memory on
   the first ``--check`` rows and with dask on the same rows (the same M to
   rounding), and the adjusted Rand index of the clusters against the
-  generating classes, for the big fit (from per-chunk contingency tables)
-  and the in-memory subsample.
+  generating classes, for the big fit (from per-chunk contingency tables;
+  ``--n-init`` restarts, each a dozen passes over the data) and for the
+  in-memory subsample (scikit-learn's KMeans, ``n_init=10``).
 
 Usage::
 
-    python benchmarks/bench_dask_out_of_core.py [--n 4000000] [--chunk 20000]
+    python benchmarks/bench_dask_out_of_core.py [--n 6000000] [--chunk 10000]
+        [--memory-limit 512MB] [--n-init 2] [--check 20000]
 """
 
 import argparse
@@ -105,10 +110,14 @@ def learner():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--n", type=int, default=4_000_000)
-    parser.add_argument("--chunk", type=int, default=20_000)
-    parser.add_argument("--memory-limit", default="256MB")
+    parser.add_argument("--n", type=int, default=6_000_000)
+    parser.add_argument("--chunk", type=int, default=10_000)
+    # a worker process holds ~180 MB before any data (Python, NumPy, SciPy,
+    # scikit-learn) and ~300 MB of unmanaged memory while working; at 256,
+    # 320 or 400 MB it stays paused at its 80 % threshold
+    parser.add_argument("--memory-limit", default="512MB")
     parser.add_argument("--check", type=int, default=20_000)
+    parser.add_argument("--n-init", type=int, default=2)
     args = parser.parse_args()
 
     import dask
@@ -128,7 +137,7 @@ def main():
         model = learner().fit(X, y)
         t_fit = time.perf_counter() - t0
         t0 = time.perf_counter()
-        km = KernelKMeans(n_clusters=CLASSES, kernel="linear", n_init=1,
+        km = KernelKMeans(n_clusters=CLASSES, kernel="linear", n_init=args.n_init,
                           random_state=0).fit(model.embedding_)
         t_km = time.perf_counter() - t0
         # per-chunk contingency tables of (cluster, class): nothing of size n
@@ -143,7 +152,7 @@ def main():
         local = learner().fit(Xs, ys)
         remote = learner().fit(da.from_array(Xs, chunks=(m // 4, D)),
                                da.from_array(ys, chunks=m // 4))
-        km_local = KernelKMeans(n_clusters=CLASSES, kernel="linear", n_init=1,
+        km_local = KernelKMeans(n_clusters=CLASSES, kernel="linear", n_init=10,
                                 random_state=0).fit(local.embedding_)
     err = np.abs(local.metric_ - remote.metric_).max() / np.abs(local.metric_).max()
     print(f"\nfit (factor, pairs, engine): {t_fit:8.1f} s   rank {model.rank_}, "
