@@ -8,8 +8,8 @@ each (one thread each; a worker process holds about 180 MB before any data
 and some 300 MB of unmanaged memory while working, so at 256, 320 or 400
 MB it stays paused at its 80 % threshold and the run stalls): neither X
 (960 MB, nearly twice a worker's limit) nor the factor G0 (n x 100,
-4.8 GB, nine times it) nor the embedding ever exists whole anywhere.  X is never persisted: each pass
-regenerates its chunks.  Reported:
+4.8 GB, nine times it) nor the embedding ever exists whole anywhere.  X
+is never persisted: each pass regenerates its chunks.  Reported:
 
 - wall time of each stage (factor + constraints + engine; k-means);
 - each worker's peak resident memory (``ru_maxrss`` of the worker process,

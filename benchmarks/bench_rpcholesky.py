@@ -30,7 +30,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from sklearn_bregman._factors import pivoted_cholesky, randomly_pivoted_cholesky
-from sklearn_bregman._kernels import kernel_columns, kernel_diagonal
+from sklearn_bregman._kernels import kernel_columns, kernel_diagonal, kernel_source
 
 SPEED_TARGET, ERROR_TARGET = 3.0, 2.0
 
@@ -71,8 +71,9 @@ def run(method, X, params, rank, seed):
         G, d = numpy_greedy(X, params, rank)
         return float(d.sum())
     if method == "greedy (pivoted_cholesky)":
-        column = lambda p: kernel_columns(X, X[p:p + 1], "rbf", params)[:, 0]  # noqa: E731
-        _, _, res = pivoted_cholesky(column, kernel_diagonal(X, "rbf", params), rank, 0.0)
+        # the column source of LowRankFactor (and so of the learners)
+        column, diag = kernel_source(X, "rbf", params)
+        _, _, res = pivoted_cholesky(column, diag, rank, 0.0)
         return float(res[-1])
     columns = lambda S: kernel_columns(X, X[S], "rbf", params)  # noqa: E731
     sub = lambda S: kernel_columns(X[S], X[S], "rbf", params)  # noqa: E731

@@ -114,12 +114,24 @@ def pivoted_cholesky(column, diag, max_rank, tol):
         p = int(np.argmax(d))
         if d[p] <= floor:
             break
-        values = np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1)
+        values = np.array(column(p), dtype=np.float64).reshape(-1)
         if not np.isfinite(values).all():
             raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
-        # compiled: G[:, k] = (K[:, p] - G[:, :k] G[p, :k]') / sqrt(d_p),
-        # d -= G[:, k]^2, zeros at the earlier pivots (G[pivots] triangular)
-        cholesky_append(G, d, values, k, pivots, p)
+        # G[:, k] = (K[:, p] - G[:, :k] G[p, :k]') / sqrt(d_p), zeros at the
+        # earlier pivots (G[pivots] triangular), d -= G[:, k]^2.  In NumPy,
+        # not the compiled cholesky_append of CSI: its product runs on
+        # SciPy's BLAS, and alternating it with the kernel column's products
+        # on NumPy's BLAS made two thread pools spin against each other
+        # (2.5x slower than a NumPy loop with two threads,
+        # benchmarks/bench_rpcholesky.py)
+        if k:
+            values -= G[:, :k] @ G[p, :k]
+        values[pivots[:k]] = 0.0
+        values *= 1.0 / np.sqrt(d[p])
+        G[:, k] = values
+        d -= values * values
+        np.maximum(d, 0.0, out=d)
+        d[p] = 0.0
         pivots[k] = p
         k += 1
         residual.append(max(float(d.sum()), 0.0))
