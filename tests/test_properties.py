@@ -802,7 +802,7 @@ def check_transform_probe(est, case, method="transform"):
 def _zero_length(G, i, j):
     """Pairs whose squared distance is negligible against the data's scale: at
     most ``ZERO_RTOL`` of the largest squared norm of a row of the initial
-    factor, the README's definition (kernel values carry rounding errors of
+    factor, the user guide's definition (kernel values carry rounding errors of
     about eps times that scale)."""
     G = np.asarray(G, dtype=np.float64)
     d0 = np.einsum("ij,ij->i", G[i] - G[j], G[i] - G[j])

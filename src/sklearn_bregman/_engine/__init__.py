@@ -14,7 +14,8 @@ compiled internals to the tests only and is not exported here);
 :mod:`._unit_diagonal` those onto a unit diagonal;
 :mod:`._driver` runs sweeps until the dual variables stop moving and the
 optimality (KKT) conditions hold, and guards the state.  See
-ARCHITECTURE.md, layer 3, and README.md, "What a fit promises".
+ARCHITECTURE.md, layer 3, and the user guide, docs/user_guide/convergence.md
+("What a fit promises").
 """
 
 from ._csi import (
