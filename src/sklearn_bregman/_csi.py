@@ -157,7 +157,8 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         if is_dask_array(X):
             return self._fit_dask(X, y)

@@ -262,7 +262,8 @@ class DefiniteBoost(FactorLearner):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         rng = check_random_state(self.random_state)
@@ -315,7 +316,8 @@ class DefiniteBoost(FactorLearner):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         first = not hasattr(self, "_log_w")
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=first)

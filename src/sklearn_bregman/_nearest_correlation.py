@@ -214,7 +214,8 @@ class NearestCorrelation(BaseEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         C = check_array(C, dtype=np.float64, input_name="C")
         validate_data(self, C, skip_check_array=True)

@@ -145,7 +145,8 @@ class PairClassifier(TupleMetaEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         y = column_or_1d(y, warn=True)
         if len(y) != len(pairs):
@@ -229,7 +230,8 @@ class PairClassifier(TupleMetaEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         if strategy not in ("accuracy", "f_beta", "max_tpr", "max_tnr"):
             raise ValueError(f"strategy must be 'accuracy', 'f_beta', 'max_tpr' or "

@@ -253,7 +253,8 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         n = X.shape[0]

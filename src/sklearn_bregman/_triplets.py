@@ -129,7 +129,8 @@ class TripletClassifier(TupleMetaEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         X, rows = self._training_set(triplets)
         if y is not None:
