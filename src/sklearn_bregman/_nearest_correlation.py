@@ -156,7 +156,7 @@ class NearestCorrelation(BaseEstimator):
 
     See Also
     --------
-    LogDetKernelLearner : the same projections on pair constraints.
+    LogDetKernelLearner : The same projections on pair constraints.
 
     References
     ----------
