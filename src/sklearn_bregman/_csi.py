@@ -92,9 +92,11 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
     pivots_ : ndarray of shape (rank_,)
         Training rows whose kernel columns make the factor, in order.
     embedding_ : ndarray of shape (n_samples, rank_)
-        The factor G of the training points.
+        The factor G of the training points (a lazy dask array when ``X``
+        is one).
     Q_ : ndarray of shape (n_samples, rank_)
-        Orthonormal basis of the (centred) columns of G.
+        Orthonormal basis of the (centred) columns of G (a lazy dask array
+        when ``X`` is one).
     R_ : ndarray of shape (rank_, rank_)
         Upper triangular, ``Q_ @ R_`` = (centred) ``embedding_``.
     approximation_error_ : ndarray of shape (rank_ + 1,)
@@ -163,7 +165,9 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
-            Training data, or the kernel matrix if ``kernel='precomputed'``.
+            Training data, or the kernel matrix if ``kernel='precomputed'``;
+            or a dask array of points (the factor is built on the chunks,
+            with ``y=None`` only).
         y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
             Floating-point responses (regression, one column per response),
             or class labels of any other dtype (one-hot encoded); ``None``

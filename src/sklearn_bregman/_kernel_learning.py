@@ -351,13 +351,15 @@ class LogDetKernelLearner(_BaseKernelLearner):
     metric_ : ndarray of shape (rank_, rank_)
         M, with learned kernel :math:`K = G_0 M G_0^T`.
     embedding_ : ndarray of shape (n_samples, rank_)
-        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``).
+        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``);
+        a lazy dask array when ``X`` is one.
     rank_ : int
         Rank of the initial factor (and of the learned kernel).
     pivots_ : ndarray or None
         Training rows chosen by incomplete Cholesky (``None`` for 'linear').
-    factor_ : LowRankFactor
-        The initial factor and its out-of-sample map phi0.
+    factor_ : LowRankFactor or DaskFactor
+        The initial factor and its out-of-sample map phi0 (built on the
+        chunks, a ``DaskFactor``, when ``X`` is a dask array).
     constraints_ : PairConstraints or list
         The constraints used, with bounds: the pairs, or the list of
         containers when other kinds took part.
@@ -542,13 +544,15 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         ``transform`` and ``learned_kernel`` work as in
         :class:`LogDetKernelLearner`.
     embedding_ : ndarray of shape (n_samples, rank_)
-        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``).
+        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``);
+        a lazy dask array when ``X`` is one.
     rank_ : int
         Rank of the initial factor (and of the learned kernel).
     pivots_ : ndarray or None
         Training rows chosen by incomplete Cholesky (``None`` for 'linear').
-    factor_ : LowRankFactor
-        The initial factor and its out-of-sample map phi0.
+    factor_ : LowRankFactor or DaskFactor
+        The initial factor and its out-of-sample map phi0 (built on the
+        chunks, a ``DaskFactor``, when ``X`` is a dask array).
     constraints_ : PairConstraints or list
         The constraints used, with bounds: the pairs, or the list of
         containers when other kinds took part.
