@@ -153,3 +153,11 @@ def test_fitted_attributes_documented(name):
     fitted = {a for est in fits for a in vars(est) if a.endswith("_") and not a.startswith("_")}
     missing = fitted - _documented(getattr(sklearn_bregman, name), "Attributes")
     assert not missing, f"{name}: fitted attributes not in its 'Attributes': {sorted(missing)}"
+
+
+def test_von_neumann_parameters_as_logdet():
+    # VonNeumannKernelLearner's page repeats LogDetKernelLearner's parameters
+    # (same __init__): the two copies must not drift apart
+    vn = ClassDoc(sklearn_bregman.VonNeumannKernelLearner)["Parameters"]
+    ld = ClassDoc(sklearn_bregman.LogDetKernelLearner)["Parameters"]
+    assert vn == ld

@@ -438,9 +438,9 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     dual corrections.
 
     Parameters, attributes and methods are those of
-    :class:`LogDetKernelLearner`; ``metric_`` is expressed in the
-    coordinates of the initial factor, so that ``transform`` and
-    ``learned_kernel`` work the same way; ``n_evals_`` is added.
+    :class:`LogDetKernelLearner` (repeated below), plus ``n_evals_``;
+    ``metric_`` is expressed in the coordinates of the initial factor, so
+    that ``transform`` and ``learned_kernel`` work the same way.
 
     Parameters
     ----------
