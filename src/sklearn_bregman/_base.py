@@ -157,12 +157,15 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         Parameters
         ----------
         X : array-like of shape (n_X, n_features) (or (n_X, n_train) if precomputed)
+            First set of points, or their kernel values against the training
+            points when ``kernel='precomputed'``.
         Y : array-like of shape (n_Y, n_features), default=None
-            ``None`` means ``Y = X``.
+            Second set of points (as ``X``); ``None`` means ``Y = X``.
 
         Returns
         -------
         K : ndarray of shape (n_X, n_Y)
+            The learned kernel values ``K(X, Y)``.
         """
         ZX = self.transform(X)
         ZY = ZX if Y is None else self.transform(Y)

@@ -52,10 +52,21 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     Parameters
     ----------
     n_clusters : int, default=8
+        Number of clusters.
     kernel : {'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', \
             'precomputed'} or callable, default='linear'
-    gamma, degree, coef0, kernel_params
-        Kernel parameters, as in scikit-learn (``gamma=None``: 1 / n_features).
+        Kernel of the feature space.  With 'precomputed', ``fit`` takes the
+        n x n training kernel and ``predict`` the kernel between new and
+        training points (scikit-learn's convention).
+    gamma : float, default=None
+        Bandwidth of 'rbf', 'laplacian', 'poly', 'sigmoid' (``None``:
+        1 / n_features, as scikit-learn).
+    degree : float, default=3
+        Degree of 'poly'.
+    coef0 : float, default=1
+        Constant of 'poly' and 'sigmoid'.
+    kernel_params : dict, default=None
+        Parameters of a callable kernel.
     rank : int, default=None
         Rank of the incomplete Cholesky factor for non-linear kernels
         (``None``: min(n_samples, 100)).
@@ -72,12 +83,16 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         Stop when the inertia improves by less than ``tol`` times itself
         (precomputed path), or KMeans' own ``tol``.
     random_state : int, RandomState instance or None, default=None
+        Seeds the k-means++ seeding of every restart and the pivots of
+        ``low_rank='rpcholesky'``.
     verbose : int, default=0
+        Print the inertia of every restart (scikit-learn's KMeans' own
+        output for the factored path).
 
     Attributes
     ----------
     labels_ : ndarray of shape (n_samples,)
-        A lazy dask array when ``X`` is one.
+        Cluster of every training point; a lazy dask array when ``X`` is one.
     inertia_ : float
         Sum of squared feature-space distances to the cluster means (a
         ValueError if it overflows float64, e.g. for ``X * 1e300``).
@@ -85,7 +100,15 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         Iterations of the best run.
     cluster_centers_ : ndarray of shape (n_clusters, rank)
         Means in the factor's coordinates (not for 'precomputed').
+    factor_ : LowRankFactor or DaskFactor
+        The kernel's factor G (``K ~= G G'``) and its map of new points, built
+        on the chunks (``DaskFactor``) when ``X`` is a dask array (not for
+        'precomputed').
+    kmeans_ : sklearn.cluster.KMeans
+        The fitted k-means on the rows of the factor (in-memory, not
+        'precomputed' data only).
     n_features_in_ : int
+        Number of features seen during ``fit``.
 
     References
     ----------
@@ -138,11 +161,15 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features) or (n_samples, n_samples)
-        y : ignored
+            Training points, or the training kernel matrix when
+            ``kernel='precomputed'``; or a dask array of points.
+        y : None
+            Ignored; present for API consistency.
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         if is_dask_array(X):
             return self._fit_dask(X)
@@ -232,11 +259,14 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_new, n_features), or (n_new, n_train)
-            kernel values against the training points if precomputed.
+            New points, or their kernel values against the training points
+            if precomputed; or a dask array of points.
 
         Returns
         -------
         labels : ndarray of shape (n_new,)
+            Index of the nearest cluster mean of every point (a lazy dask
+            array for a dask array).
         """
         check_is_fitted(self)
         if is_dask_array(X):

@@ -57,8 +57,18 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
     ----------
     kernel : {'rbf', 'linear', 'poly', 'laplacian', 'sigmoid', 'cosine', \
             'precomputed'} or callable, default='rbf'
-    gamma, degree, coef0, kernel_params
-        Kernel parameters, as in scikit-learn (``gamma=None``: 1 / n_features).
+        Kernel to factor.  With 'precomputed', ``fit`` takes the n x n
+        training kernel and ``transform`` the kernel between new and
+        training points (scikit-learn's convention).
+    gamma : float, default=None
+        Bandwidth of 'rbf', 'laplacian', 'poly', 'sigmoid' (``None``:
+        1 / n_features, as scikit-learn).
+    degree : float, default=3
+        Degree of 'poly'.
+    coef0 : float, default=1
+        Constant of 'poly' and 'sigmoid'.
+    kernel_params : dict, default=None
+        Parameters of a callable kernel.
     rank : int, default=None
         Upper bound m on the rank (``None``: n_samples, the stopping rule
         decides).
@@ -69,8 +79,8 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Look-ahead steps (the paper's 40); 0 (or ``kappa=1``) is plain
         incomplete Cholesky, whatever y.
     tol : float, default=1e-4
-        Stop when the true gain of a step falls below (J is normalised to 1
-        at G = 0).
+        Stop when the true gain of a step falls below ``tol`` (J is
+        normalised to 1 at G = 0).
     center : bool, default=True
         Centre Y and G before the QR decomposition: the least-squares fit has
         an intercept (Section 5.4).
@@ -82,9 +92,11 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
     pivots_ : ndarray of shape (rank_,)
         Training rows whose kernel columns make the factor, in order.
     embedding_ : ndarray of shape (n_samples, rank_)
-        The factor G of the training points.
+        The factor G of the training points (a lazy dask array when ``X``
+        is one).
     Q_ : ndarray of shape (n_samples, rank_)
-        Orthonormal basis of the (centred) columns of G.
+        Orthonormal basis of the (centred) columns of G (a lazy dask array
+        when ``X`` is one).
     R_ : ndarray of shape (rank_, rank_)
         Upper triangular, ``Q_ @ R_`` = (centred) ``embedding_``.
     approximation_error_ : ndarray of shape (rank_ + 1,)
@@ -95,8 +107,12 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
     gains_ : ndarray of shape (rank_,)
         True reduction of the normalised cost J at each step.
     rank_ : int
+        Rank of the factor (number of pivots).
     n_features_in_ : int
+        Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, defined only when ``X`` has
+        feature names that are all strings.
 
     References
     ----------
@@ -149,7 +165,9 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
-            Training data, or the kernel matrix if ``kernel='precomputed'``.
+            Training data, or the kernel matrix if ``kernel='precomputed'``;
+            or a dask array of points (the factor is built on the chunks,
+            with ``y=None`` only).
         y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
             Floating-point responses (regression, one column per response),
             or class labels of any other dtype (one-hot encoded); ``None``
@@ -157,7 +175,8 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         if is_dask_array(X):
             return self._fit_dask(X, y)
@@ -244,7 +263,21 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit and return the factor of the training points (``embedding_``)."""
+        """Fit and return the factor of the training points (``embedding_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            Training data, or the kernel matrix if ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
+            Responses or class labels (see :meth:`fit`); ``None`` gives plain
+            pivoted incomplete Cholesky.
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_samples, rank_)
+            The factor G of the training points.
+        """
         return self.fit(X, y).embedding_
 
     def transform(self, X):
@@ -252,12 +285,15 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
         Parameters
         ----------
-        X : array-like of shape (n, n_features), or (n, n_train) kernel values
-            against the training points if ``kernel='precomputed'``.
+        X : array-like of shape (n, n_features), or (n, n_train)
+            Points, or their kernel values against the training points if
+            ``kernel='precomputed'``; or a dask array of points.
 
         Returns
         -------
         ndarray of shape (n, rank_)
+            The factor's rows of the points (a lazy dask array for a dask
+            array).
         """
         check_is_fitted(self)
         if is_dask_array(X):

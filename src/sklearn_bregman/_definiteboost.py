@@ -96,11 +96,30 @@ class DefiniteBoost(FactorLearner):
 
     Parameters
     ----------
-    kernel, gamma, degree, coef0, kernel_params, rank, factor_tol, low_rank
-        The initial kernel and its factor, as :class:`LogDetKernelLearner`
-        (unused with ``init='identity'``); ``low_rank='csi'`` picks the
-        factor's pivots with the labels (Cholesky with side information),
-        ``low_rank='rpcholesky'`` at random (randomly pivoted Cholesky).
+    kernel : {'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', \
+            'precomputed'} or callable, default='linear'
+        Initial kernel, as for :class:`LogDetKernelLearner` (unused with
+        ``init='identity'``, as are the kernel and factor parameters below).
+    gamma : float, default=None
+        Bandwidth of 'rbf', 'laplacian', 'poly', 'sigmoid' (``None``:
+        1 / n_features, as scikit-learn).
+    degree : float, default=3
+        Degree of 'poly'.
+    coef0 : float, default=1
+        Constant of 'poly' and 'sigmoid'.
+    kernel_params : dict, default=None
+        Parameters of a callable kernel.
+    rank : int, default=None
+        Rank r of the initial factor: ``None`` gives min(n_samples,
+        n_features) for the linear kernel and min(n_samples, 100) otherwise.
+    factor_tol : float, default=1e-6
+        Stopping tolerance of the initial factor, as for
+        :class:`LogDetKernelLearner`.
+    low_rank : {'cholesky', 'csi', 'rpcholesky'}, default='cholesky'
+        Pivots of the initial factor, as for :class:`LogDetKernelLearner`:
+        ``'csi'`` picks them with the labels (Cholesky with side
+        information), ``'rpcholesky'`` at random (randomly pivoted
+        Cholesky).
     n_constraints : int, default=None
         Pairs drawn from labels; ``None``: 40 c^2 for c classes.
     bounds : {'relative', 'percentile'} or (upper, lower), default='relative'
@@ -158,9 +177,13 @@ class DefiniteBoost(FactorLearner):
     rank_ : int
         Rank of the initial factor (n_samples with ``init='identity'``).
     pivots_ : ndarray or None
+        Training rows chosen by the initial factor (``None`` for 'linear'
+        and with ``init='identity'``).
     factor_ : LowRankFactor or None
-        ``None`` with ``init='identity'``.
+        The initial factor and its out-of-sample map; ``None`` with
+        ``init='identity'``.
     constraints_ : PairConstraints
+        The constraints used, with their bounds.
     dual_coef_ : ndarray of shape (n_constraints,)
         The :math:`\gamma_j` of eq. 9 (0 for constraints left out).
     dual_objective_ : float
@@ -185,7 +208,10 @@ class DefiniteBoost(FactorLearner):
         Sum over :meth:`partial_fit` examples of the squared error of the
         prediction made before each update (the paper's total loss).
     n_features_in_ : int
+        Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, defined only when ``X`` has
+        feature names that are all strings.
 
     References
     ----------
@@ -262,7 +288,8 @@ class DefiniteBoost(FactorLearner):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         rng = check_random_state(self.random_state)
@@ -315,7 +342,8 @@ class DefiniteBoost(FactorLearner):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         first = not hasattr(self, "_log_w")
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=first)
@@ -492,10 +520,13 @@ class DefiniteBoost(FactorLearner):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            New points (or their kernel values against the training points
+            when ``kernel='precomputed'``).
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, rank_)
+            Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)
         if self.init == "identity":
@@ -513,12 +544,15 @@ class DefiniteBoost(FactorLearner):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Training data, as for :meth:`fit`.
         y : array-like of shape (n_samples,), default=None
+            Class labels, as for :meth:`fit`.
         **fit_params : dict
             ``constraints``, passed to :meth:`fit`.
 
         Returns
         -------
         X_new : ndarray of shape (n_samples, rank_)
+            The training embedding ``embedding_``.
         """
         return self.fit(X, y, **fit_params).embedding_

@@ -210,6 +210,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Returns
         -------
         self : ITMLTransformer
+            The fitted estimator.
         """
         if is_dask_array(X):
             # rows in chunks: the pairs' rows are gathered once, as the kernel
@@ -284,6 +285,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or a dask array
+            Points to map.
 
         Returns
         -------
@@ -304,6 +306,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Returns
         -------
         A : ndarray of shape (n_features, n_features)
+            A copy of ``metric_``.
         """
         check_is_fitted(self)
         return self.metric_.copy()
@@ -314,12 +317,14 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         Parameters
         ----------
         pairs : array-like of shape (n_pairs, 2, n_features)
+            The two points of each pair.
         squared : bool, default=False
             Return :math:`(x - y)^T A (x - y)` instead of its square root.
 
         Returns
         -------
         distances : ndarray of shape (n_pairs,)
+            The learned (squared, if ``squared``) distance of each pair.
         """
         check_is_fitted(self)
         pairs = np.asarray(pairs, dtype=np.float64)

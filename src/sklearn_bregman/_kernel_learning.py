@@ -136,7 +136,8 @@ shape (n_constraints, 3 or 4), default=None
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         if is_dask_array(X):
             return self._fit_dask(X, y, constraints, triplets)
@@ -350,13 +351,15 @@ class LogDetKernelLearner(_BaseKernelLearner):
     metric_ : ndarray of shape (rank_, rank_)
         M, with learned kernel :math:`K = G_0 M G_0^T`.
     embedding_ : ndarray of shape (n_samples, rank_)
-        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``).
+        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``);
+        a lazy dask array when ``X`` is one.
     rank_ : int
         Rank of the initial factor (and of the learned kernel).
     pivots_ : ndarray or None
         Training rows chosen by incomplete Cholesky (``None`` for 'linear').
-    factor_ : LowRankFactor
-        The initial factor and its out-of-sample map phi0.
+    factor_ : LowRankFactor or DaskFactor
+        The initial factor and its out-of-sample map phi0 (built on the
+        chunks, a ``DaskFactor``, when ``X`` is a dask array).
     constraints_ : PairConstraints or list
         The constraints used, with bounds: the pairs, or the list of
         containers when other kinds took part.
@@ -381,7 +384,10 @@ class LogDetKernelLearner(_BaseKernelLearner):
         (hard) or the slack target (soft); at most ``tol`` when
         ``converged_``.
     n_features_in_ : int
+        Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, defined only when ``X`` has
+        feature names that are all strings.
 
     References
     ----------
@@ -432,14 +438,151 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     dual corrections.
 
     Parameters, attributes and methods are those of
-    :class:`LogDetKernelLearner`; ``metric_`` is expressed in the
-    coordinates of the initial factor, so that ``transform`` and
-    ``learned_kernel`` work the same way.  In addition:
+    :class:`LogDetKernelLearner` (repeated below), plus ``n_evals_``;
+    ``metric_`` is expressed in the coordinates of the initial factor, so
+    that ``transform`` and ``learned_kernel`` work the same way.
+
+    Parameters
+    ----------
+    kernel : {'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', \
+            'precomputed'} or callable, default='linear'
+        Initial kernel :math:`K_0`.  With 'precomputed', ``fit`` takes the
+        n x n training kernel and ``transform`` the kernel between new and
+        training points (scikit-learn's convention).
+    gamma : float, default=None
+        Bandwidth of 'rbf', 'laplacian', 'poly', 'sigmoid' (``None``:
+        1 / n_features, as scikit-learn).
+    degree : float, default=3
+        Degree of 'poly'.
+    coef0 : float, default=1
+        Constant of 'poly' and 'sigmoid'.
+    kernel_params : dict, default=None
+        Parameters of a callable kernel.
+    rank : int, default=None
+        Rank r of the initial factor: ``None`` gives min(n_samples,
+        n_features) for the linear kernel and min(n_samples, 100) otherwise.
+        Pivoted incomplete Cholesky may stop earlier (``factor_tol``).
+    factor_tol : float, default=1e-6
+        Incomplete Cholesky stops when the residual trace
+        :math:`\mathrm{tr}(K_0 - G_0 G_0^T)` is below ``factor_tol`` times
+        :math:`\mathrm{tr}(K_0)` (with ``low_rank='csi'``: when a step's
+        gain falls below it).
+    low_rank : {'cholesky', 'csi', 'rpcholesky'}, default='cholesky'
+        Pivots of the initial factor: largest residual diagonal (pivoted
+        incomplete Cholesky), or Cholesky with side information (Bach &
+        Jordan 2005, :class:`~sklearn_bregman.CSIDecomposition`) driven by
+        the labels ``y``, which then must be passed to ``fit`` (also with
+        ``constraints``), or randomly pivoted Cholesky (Chen, Epperly, Tropp
+        & Webber 2023; blocked with rejection, Epperly, Tropp & Webber 2024:
+        pivots drawn from the residual diagonal with ``random_state``, about
+        (r + 1) n kernel entries).  With 'csi' the linear kernel is factored
+        from pivots too.
+    slack : float, default=1.0
+        Trade-off gamma of eq. 22 between the divergence to the initial
+        kernel and the divergence of the slack targets to the bounds
+        (``np.inf``: hard constraints; larger is harder).  Rows of the
+        other kinds (relative, similarity, linear, triplets, and pairs mixed
+        with them) are penalised by ``gamma / 2 (xi - b)^2`` instead, on
+        rows scaled to unit size under the initial kernel (their bounds may
+        be zero or negative, where the LogDet penalty is undefined).  Not the
+        ``slack`` of :class:`~sklearn_bregman.SKLRClusterer`, which is the
+        quadratic penalty lambda of the SKLR paper (``None``: hard).
+    n_constraints : int, default=None
+        Pairs drawn from labels; ``None``: 40 c^2 for c classes.
+    bounds : {'relative', 'percentile'} or (upper, lower), default='relative'
+        'relative': each pair's initial squared distance times
+        ``1 - epsilon`` (similar) or ``1 + epsilon`` (dissimilar) (Section
+        7.1); 'percentile': the 5th / 95th percentile of initial squared
+        distances; or two numbers.
+    epsilon : float, default=0.25
+        Margin of ``bounds='relative'``.
+    unlabeled : int, str or None, default=-1
+        Label of unlabeled samples (embedded, not constrained).
+    label_constraints : {'pairs', 'relative'}, default='pairs'
+        What ``fit(X, y)`` draws from the labels: ``n_constraints`` pairs
+        with bounds (above), or ``n_constraints`` relative comparisons
+        ``ratio * d(i, j) <= d(i, k)`` with ``i, j`` of one class and ``k``
+        of another (Section 6.2.2; no bound needed).
+    ratio : float, default=2.0
+        Multiplicative margin of the relative rows drawn from labels and of
+        the rows of ``triplets`` (as SKLR's margin squared).
+    order : {'random', 'cyclic'}, default='random'
+        Constraint order of each sweep: reshuffled every sweep, or as given
+        (the papers' cyclic order).  Both reach the same optimum; reshuffling
+        converges in far fewer sweeps (the README's "How it works, and how
+        fast" gives the figures).
+    tol : float, default=1e-3
+        Stop when the relative L1 change of the duals over a sweep is below
+        ``tol`` and the optimality conditions hold to ``tol``: every
+        constraint within ``tol`` of its target, relative to it (the bound
+        when hard, the slack target when soft), and every positive dual on
+        an active constraint.
+    max_iter : int, default=1000
+        Maximum number of sweeps.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the constraint draw, the 'percentile' bounds, the random order
+        and the pivots of ``low_rank='rpcholesky'``.
+    verbose : int, default=0
+        Print one line per sweep.
+    memory : str, joblib.Memory or None, default=None
+        Cache of the initial factor (a joblib ``Memory`` or the path of its
+        directory), keyed on the training data and the parameters of the
+        initial kernel and factor (``kernel``, ``gamma``, ``degree``,
+        ``coef0``, ``kernel_params``, ``rank``, ``factor_tol``, ``low_rank``;
+        ``y`` for 'csi'): a grid search over ``slack`` or the constraint
+        parameters then factors each training set once.  ``None``: no cache.
 
     Attributes
     ----------
+    components_ : ndarray of shape (rank_, rank_)
+        The learned linear map B on the initial coordinates:
+        ``transform(X) = phi0(X) @ components_.T`` and
+        ``metric_ = components_.T @ components_``.
+    metric_ : ndarray of shape (rank_, rank_)
+        M, with learned kernel :math:`K = G_0 M G_0^T`: expressed in the
+        coordinates of the initial factor (not in the basis U), so that
+        ``transform`` and ``learned_kernel`` work as in
+        :class:`LogDetKernelLearner`.
+    embedding_ : ndarray of shape (n_samples, rank_)
+        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``);
+        a lazy dask array when ``X`` is one.
+    rank_ : int
+        Rank of the initial factor (and of the learned kernel).
+    pivots_ : ndarray or None
+        Training rows chosen by incomplete Cholesky (``None`` for 'linear').
+    factor_ : LowRankFactor or DaskFactor
+        The initial factor and its out-of-sample map phi0 (built on the
+        chunks, a ``DaskFactor``, when ``X`` is a dask array).
+    constraints_ : PairConstraints or list
+        The constraints used, with bounds: the pairs, or the list of
+        containers when other kinds took part.
+    dual_coef_ : ndarray of shape (n_constraints,)
+        Dual variables at the end (for other kinds: one per row, in the
+        order of ``constraints_``, in the user's units and sense; free in
+        sign for equality rows).
+    n_iter_ : int
+        Sweeps run.
+    n_projections_ : int
+        Projections that moved the state.
+    converged_ : bool
+        Whether the optimality conditions held to ``tol`` before
+        ``max_iter`` (see ``tol``; rows of the other kinds are measured
+        relative to their size under the initial kernel).  Hard constraints (``slack=np.inf``)
+        that no kernel of the initial kernel's range satisfies all at once
+        end with ``converged_=False`` and a ConvergenceWarning that says
+        how many are violated and by how much.
+    max_violation_ : float
+        Largest relative violation of a constraint at the end,
+        ``max_c max(0, sign_c (d_c - t_c)) / t_c`` with ``t_c`` the bound
+        (hard) or the slack target (soft); at most ``tol`` when
+        ``converged_``.
     n_evals_ : int
         Root-finder evaluations of f over the fit.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, defined only when ``X`` has
+        feature names that are all strings.
 
     References
     ----------

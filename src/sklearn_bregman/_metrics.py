@@ -244,7 +244,7 @@ def kernel_kmeans_scorer(metric="nmi", n_init=10, random_state=0, *, unlabeled=-
         :func:`~sklearn.metrics.adjusted_rand_score` (at most 1, about 0 for
         a random partition, can be negative).
     n_init : int, default=10
-        k-means restarts.
+        Restarts of k-means.
     random_state : int, RandomState instance or None, default=0
         Seed of k-means, fixed by default so that scores are comparable
         across a parameter grid.

@@ -156,7 +156,7 @@ class NearestCorrelation(BaseEstimator):
 
     See Also
     --------
-    LogDetKernelLearner : the same projections on pair constraints.
+    LogDetKernelLearner : The same projections on pair constraints.
 
     References
     ----------
@@ -214,7 +214,8 @@ class NearestCorrelation(BaseEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         C = check_array(C, dtype=np.float64, input_name="C")
         validate_data(self, C, skip_check_array=True)

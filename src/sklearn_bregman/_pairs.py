@@ -145,7 +145,8 @@ class PairClassifier(TupleMetaEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         y = column_or_1d(y, warn=True)
         if len(y) != len(pairs):
@@ -180,11 +181,33 @@ class PairClassifier(TupleMetaEstimator):
         return np.einsum("ij,ij->i", diff, diff)
 
     def pair_distance(self, pairs):
-        """Learned distances of the pairs (not squared)."""
+        """Learned distances of the pairs (not squared).
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Point pairs, or index pairs into ``preprocessor``.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+            The learned distance of each pair.
+        """
         return np.sqrt(self._sqdist(pairs))
 
     def pair_score(self, pairs):
-        """Minus the learned distances: larger means more similar."""
+        """Minus the learned distances: larger means more similar.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Point pairs, or index pairs into ``preprocessor``.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+            Minus the learned distance of each pair.
+        """
         return -self.pair_distance(pairs)
 
     def decision_function(self, pairs):
@@ -193,16 +216,31 @@ class PairClassifier(TupleMetaEstimator):
         Parameters
         ----------
         pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Point pairs, or index pairs into ``preprocessor``.
 
         Returns
         -------
         ndarray of shape (n_pairs,)
+            Minus the learned squared distance of each pair.
         """
         return -self._sqdist(pairs)
 
     def predict(self, pairs):
-        """+1 (similar) where ``decision_function`` is at least ``threshold_``,
-        -1 elsewhere."""
+        """Predict +1 (similar) or -1 (dissimilar) for each pair.
+
+        A pair is similar where ``decision_function`` is at least
+        ``threshold_``.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Point pairs, or index pairs into ``preprocessor``.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs,)
+            +1 or -1 for each pair.
+        """
         return np.where(self.decision_function(pairs) >= self.threshold_, 1, -1)
 
     def calibrate_threshold(self, pairs, y, strategy="accuracy", beta=1.0, min_rate=None):
@@ -220,16 +258,20 @@ class PairClassifier(TupleMetaEstimator):
         Parameters
         ----------
         pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Point pairs, or index pairs into ``preprocessor``.
         y : array-like of shape (n_pairs,)
             +1 / -1.
         strategy : {'accuracy', 'f_beta', 'max_tpr', 'max_tnr'}, default='accuracy'
+            What the threshold maximises (above).
         beta : float, default=1.0
+            Beta of ``strategy='f_beta'``.
         min_rate : float in [0, 1], default=None
             Required for 'max_tpr' and 'max_tnr'.
 
         Returns
         -------
-        self
+        self : object
+            The estimator, with ``threshold_`` set.
         """
         if strategy not in ("accuracy", "f_beta", "max_tpr", "max_tnr"):
             raise ValueError(f"strategy must be 'accuracy', 'f_beta', 'max_tpr' or "
@@ -261,8 +303,15 @@ class PairClassifier(TupleMetaEstimator):
 
     @available_if(_linear_map)
     def get_mahalanobis_matrix(self):
-        """M with learned squared distance ``(x - x')' M (x - x')`` (inner
-        learners whose map is linear in the features)."""
+        """Return M with learned squared distance ``(x - x')' M (x - x')``.
+
+        Available for inner learners whose map is linear in the features.
+
+        Returns
+        -------
+        M : ndarray of shape (n_features_in_, n_features_in_)
+            The learned Mahalanobis matrix.
+        """
         check_is_fitted(self)
         est = self.estimator_
         if hasattr(est, "get_mahalanobis_matrix"):
@@ -307,9 +356,11 @@ class PairKFold(BaseCrossValidator):
     Parameters
     ----------
     n_splits : int, default=3
+        Number of folds (at least 2).
     shuffle : bool, default=True
         Deal the points into folds at random (``False``: in index order).
     random_state : int, RandomState instance or None, default=None
+        Seeds the dealing when ``shuffle``.
 
     Examples
     --------
@@ -329,6 +380,22 @@ class PairKFold(BaseCrossValidator):
         self.random_state = random_state
 
     def get_n_splits(self, X=None, y=None, groups=None):
+        """Return the number of splits, ``n_splits``.
+
+        Parameters
+        ----------
+        X : object
+            Ignored; present for API consistency.
+        y : object
+            Ignored; present for API consistency.
+        groups : object
+            Ignored; present for API consistency.
+
+        Returns
+        -------
+        int
+            ``n_splits``.
+        """
         return self.n_splits
 
     def _point_ids(self, pairs):
@@ -344,7 +411,24 @@ class PairKFold(BaseCrossValidator):
         )
 
     def split(self, X, y=None, groups=None):
-        """Yield (train, test) indices of the pairs ``X``."""
+        """Yield (train, test) indices of the pairs ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_pairs, 2) or (n_pairs, 2, n_features)
+            Index pairs or point pairs; identical points are one point.
+        y : object
+            Ignored; present for API consistency.
+        groups : object
+            Ignored; present for API consistency.
+
+        Yields
+        ------
+        train : ndarray
+            Indices of the training pairs (neither point in the fold).
+        test : ndarray
+            Indices of the test pairs (both points in the fold).
+        """
         ids = self._point_ids(X)
         points, inverse = np.unique(ids.reshape(-1), return_inverse=True)
         if points.shape[0] < self.n_splits:

@@ -72,17 +72,24 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         :math:`\exp(-|x_i - x_j|^2 / (\sigma_i \sigma_j))` with
         :math:`\sigma_i` the distance to the ``n_neighbors``-th nearest
         training point (a training point counts itself first).
-    gamma, degree, coef0, kernel_params
-        Parameters of the other kernels, as in scikit-learn.
+    gamma : float, default=None
+        Bandwidth of 'rbf', 'laplacian', 'poly', 'sigmoid' (``None``:
+        1 / n_features, as scikit-learn).
+    degree : float, default=3
+        Degree of 'poly'.
+    coef0 : float, default=1
+        Constant of 'poly' and 'sigmoid'.
+    kernel_params : dict, default=None
+        Parameters of a callable kernel.
     n_neighbors : int, default=7
-        k of the adaptive bandwidth.
+        The k of the adaptive bandwidth.
     energy : float in (0, 1], default=0.99
         Share of the initial kernel's Frobenius norm kept by the low-rank
         start (the paper keeps 0.9; ``1.0`` keeps every positive eigenvalue).
     rank : int, default=None
         Upper bound on the rank of the start (``None``: n_samples).
     margin : float > 1, default=sqrt(2)
-        gamma of eq. 1-2: the outlier must be ``margin`` times farther
+        The gamma of eq. 1-2: the outlier must be ``margin`` times farther
         (``margin**2`` in squared distance; the paper uses gamma^2 = 2).
     slack : float or None, default=None
         Penalty lambda of eq. 16 on the slack of the inequality constraints:
@@ -163,8 +170,13 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         Largest relative violation of a constraint at the end, against its
         target (0 for hard constraints, the slack ``slack_`` for soft
         ones); at most ``tol`` when ``converged_``.
+    kmeans_ : sklearn.cluster.KMeans
+        The fitted k-means on ``embedding_`` (``predict`` uses it).
     n_features_in_ : int
+        Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during ``fit``, defined only when ``X`` has
+        feature names that are all strings.
 
     References
     ----------
@@ -253,7 +265,8 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         n = X.shape[0]
@@ -309,11 +322,49 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             y, self.n_triplets, unlabeled=self.unlabeled, random_state=rng))
 
     def fit_predict(self, X, y=None, triplets=None, equal_triplets=None):
-        """Fit (see :meth:`fit`) and return ``labels_``."""
+        """Fit (see :meth:`fit`) and return ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            Training data, or the training kernel matrix if
+            ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,), default=None
+            Class labels, as for :meth:`fit`.
+        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, \
+                default=None
+            Outlier triplets, as for :meth:`fit`.
+        equal_triplets : array-like of shape (n_equal, 3), default=None
+            "Don't know" triplets, as for :meth:`fit`.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster of each training point.
+        """
         return self.fit(X, y, triplets=triplets, equal_triplets=equal_triplets).labels_
 
     def fit_transform(self, X, y=None, triplets=None, equal_triplets=None):
-        """Fit (see :meth:`fit`) and return ``embedding_``."""
+        """Fit (see :meth:`fit`) and return ``embedding_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            Training data, or the training kernel matrix if
+            ``kernel='precomputed'``.
+        y : array-like of shape (n_samples,), default=None
+            Class labels, as for :meth:`fit`.
+        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, \
+                default=None
+            Outlier triplets, as for :meth:`fit`.
+        equal_triplets : array-like of shape (n_equal, 3), default=None
+            "Don't know" triplets, as for :meth:`fit`.
+
+        Returns
+        -------
+        embedding : ndarray of shape (n_samples, rank_)
+            The training points in the learned kernel's coordinates.
+        """
         return self.fit(X, y, triplets=triplets, equal_triplets=equal_triplets).embedding_
 
     def transform(self, X):
@@ -324,12 +375,14 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
 
         Parameters
         ----------
-        X : array-like of shape (n, n_features), or (n, n_train) kernel values
-            against the training points if ``kernel='precomputed'``.
+        X : array-like of shape (n, n_features), or (n, n_train)
+            Points, or their kernel values against the training points if
+            ``kernel='precomputed'``.
 
         Returns
         -------
         ndarray of shape (n, rank_)
+            Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -342,10 +395,12 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         Parameters
         ----------
         X : array-like of shape (n, n_features) (or (n, n_train) if precomputed)
+            Points, or their kernel values against the training points.
 
         Returns
         -------
         labels : ndarray of shape (n,)
+            Index of the nearest cluster mean of each point.
         """
         check_is_fitted(self)
         return self.kmeans_.predict(self.transform(X))

@@ -129,7 +129,8 @@ class TripletClassifier(TupleMetaEstimator):
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
         """
         X, rows = self._training_set(triplets)
         if y is not None:
@@ -179,17 +180,32 @@ class TripletClassifier(TupleMetaEstimator):
         Parameters
         ----------
         triplets : array-like of shape (n_triplets, 3, n_features) or (n_triplets, 3)
+            Point triplets ``(a, b, c)``, or index triplets into ``preprocessor``.
 
         Returns
         -------
         ndarray of shape (n_triplets,)
+            The score of each triplet.
         """
         d_ab, d_ac = self._sqdists(triplets)
         return d_ac - d_ab
 
     def predict(self, triplets):
-        """+1 where ``a`` is strictly closer to ``b`` than to ``c`` in the
-        learned kernel (``decision_function > 0``), -1 elsewhere (ties too)."""
+        """Predict whether ``a`` is closer to ``b`` than to ``c``.
+
+        +1 where ``a`` is strictly closer to ``b`` than to ``c`` in the
+        learned kernel (``decision_function > 0``), -1 elsewhere (ties too).
+
+        Parameters
+        ----------
+        triplets : array-like of shape (n_triplets, 3, n_features) or (n_triplets, 3)
+            Point triplets ``(a, b, c)``, or index triplets into ``preprocessor``.
+
+        Returns
+        -------
+        ndarray of shape (n_triplets,)
+            +1 or -1 for each triplet.
+        """
         return np.where(self.decision_function(triplets) > 0, 1, -1)
 
     def score(self, triplets, y=None, sample_weight=None):
@@ -198,9 +214,11 @@ class TripletClassifier(TupleMetaEstimator):
         Parameters
         ----------
         triplets : array-like of shape (n_triplets, 3, n_features) or (n_triplets, 3)
+            Point triplets ``(a, b, c)``, or index triplets into ``preprocessor``.
         y : array-like of shape (n_triplets,), default=None
             ``None``: every comparison is taken to hold (+1); else +1 / -1.
         sample_weight : array-like of shape (n_triplets,), default=None
+            Weights of the triplets in the accuracy.
 
         Returns
         -------

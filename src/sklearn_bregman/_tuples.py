@@ -136,13 +136,30 @@ class TupleMetaEstimator(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self.estimator_.transform(self._lookup(used))[inverse.reshape(-1, t)]
 
     def transform(self, X):
-        """The inner learner's map of points."""
+        """Map points with the inner learner's ``transform``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+            The points in the learned coordinates.
+        """
         check_is_fitted(self)
         return self.estimator_.transform(X)
 
     def get_metric(self):
-        """A function ``d(u, v)`` giving the learned distance of two points
-        (1-D arrays), usable as ``NearestNeighbors(metric=...)``."""
+        """Return the learned distance as a function of two points.
+
+        Returns
+        -------
+        callable
+            ``d(u, v)``, the learned distance of two points (1-D arrays),
+            usable as ``NearestNeighbors(metric=...)``.
+        """
         check_is_fitted(self)
         est = self.estimator_
 

@@ -370,11 +370,22 @@ class PairConstraints:
         """Return the constraints as an array of shape (n_constraints, 4).
 
         Columns are ``i, j, sign, bound``; :func:`check_pairs` reads it back.
+
+        Returns
+        -------
+        ndarray of shape (n_constraints, 4)
+            The constraints, as floats.
         """
         return np.column_stack([self.i, self.j, self.sign, self.bound]).astype(float)
 
     def copy(self):
-        """A deep copy (the arrays are copied, not shared)."""
+        """Return a deep copy (the arrays are copied, not shared).
+
+        Returns
+        -------
+        PairConstraints
+            The copy.
+        """
         return PairConstraints._from_valid(self.i.copy(), self.j.copy(),
                                            self.sign.copy(), self.bound.copy())
 
@@ -484,13 +495,16 @@ def pair_sqdist(G, i, j, M=None):
     Parameters
     ----------
     G : ndarray of shape (n, r)
+        Coordinates of the n points (e.g. a low-rank factor's rows).
     i, j : ndarray of shape (c,)
+        Row indices of the two points of each pair.
     M : ndarray of shape (r, r), default=None
         Symmetric matrix; ``None`` means the identity.
 
     Returns
     -------
     ndarray of shape (c,)
+        The squared distance of each pair.
     """
     out = np.empty(len(i))
     for start in range(0, len(i), _CHUNK):
@@ -589,10 +603,12 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
         Label that marks an unlabeled sample (scikit-learn's semi-supervised
         convention).  ``None``: every label is a class.
     random_state : int, RandomState instance or None, default=None
+        Seeds the draw.
 
     Returns
     -------
     PairConstraints
+        The pairs, with bounds unset (NaN).
 
     Warns
     -----
@@ -804,6 +820,20 @@ def percentile_bounds(G, M=None, *, low=5.0, high=95.0, random_state=None):
     sampled distance) are left out, so the upper bound on similar pairs
     stays positive and resolvable.
 
+    Parameters
+    ----------
+    G : ndarray of shape (n, r)
+        Coordinates of the n points (at least 2), e.g. an initial factor.
+    M : ndarray of shape (r, r), default=None
+        Symmetric matrix of the squared distances
+        ``(g_i - g_j)' M (g_i - g_j)``; ``None`` means the identity.
+    low : float, default=5.0
+        Percentile of the upper bound on similar pairs.
+    high : float, default=95.0
+        Percentile of the lower bound on dissimilar pairs.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the random pairs (10,000 pairs of distinct points).
+
     Returns
     -------
     upper, lower : float
@@ -860,13 +890,6 @@ class TripletConstraints:
 
         d(i, j) = d(i, k),   d(j, i) = d(j, k),   d(k, i) = d(k, j)
 
-    Parameters
-    ----------
-    outlier : array-like of shape (n_outlier, 3), default=None
-        Rows ``i, j, k`` with ``k`` the outlier.
-    equal : array-like of shape (n_equal, 3), default=None
-        Rows ``i, j, k`` of equidistant points.
-
     The constructor validates its input, as :class:`PairConstraints` does,
     and raises a ValueError or TypeError that names the field (``outlier``
     or ``equal``) and the first bad row: each field has shape (m, 3) (an
@@ -886,6 +909,7 @@ class TripletConstraints:
     Attributes
     ----------
     outlier, equal : ndarray of dtype intp and shape (m, 3)
+        The validated triplets of each kind.
 
     Raises
     ------
@@ -929,11 +953,19 @@ class TripletConstraints:
         ``gamma2 u u' - w w'`` with ``u = g_a - g_b``, ``w = g_a - g_c``
         (eq. 25).  Outlier triplets give two rows each, equality triplets three.
 
+        Parameters
+        ----------
+        margin : float
+            The margin gamma of the outlier triplets (``gamma2 = margin**2``).
+
         Returns
         -------
         a, b, c : ndarray of shape (n_rows,), intp
+            The three points of each row.
         kind : ndarray of shape (n_rows,), int8
+            ``INEQUALITY`` or ``EQUALITY``.
         gamma2 : ndarray of shape (n_rows,)
+            ``margin**2`` for inequalities, 1 for equalities.
         source : ndarray of shape (n_rows,), intp
             The triplet of each row: ``t < n_outlier`` indexes ``outlier``,
             larger values ``equal[t - n_outlier]``.
@@ -953,7 +985,13 @@ class TripletConstraints:
                 gamma2, source)
 
     def copy(self):
-        """A deep copy (the arrays are copied, not shared)."""
+        """Return a deep copy (the arrays are copied, not shared).
+
+        Returns
+        -------
+        TripletConstraints
+            The copy.
+        """
         return TripletConstraints._from_valid(self.outlier.copy(), self.equal.copy())
 
     def __repr__(self):
@@ -996,12 +1034,13 @@ def check_triplets(triplets, n_samples, *, name="triplets"):
         Rows ``i, j, k`` of integer sample indices.
     n_samples : int
         Number of training points the indices refer to.
-    name : str
+    name : str, default="triplets"
         Parameter name used in error messages.
 
     Returns
     -------
     ndarray of shape (n_triplets, 3), intp
+        The validated triplets.
 
     Raises
     ------
@@ -1193,6 +1232,7 @@ def triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
     unlabeled : int, str or None, default=-1
         Label that marks an unlabeled sample.
     random_state : int, RandomState instance or None, default=None
+        Seeds the draw.
 
     Returns
     -------
@@ -1293,6 +1333,7 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
     Parameters
     ----------
     y : array-like of shape (n_samples,)
+        Class labels.  Samples labelled ``unlabeled`` take part in no triplet.
     n_triplets : int
         Number of triplets wanted.  Capped by the number of distinct
         triplets available (``sum_k C(c_k, 3)`` of one class and the sum of
@@ -1304,7 +1345,9 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
         'mixed': half of each kind (one kind takes over what the other
         cannot supply).
     unlabeled : int, str or None, default=-1
+        Label that marks an unlabeled sample.
     random_state : int, RandomState instance or None, default=None
+        Seeds the draw.
 
     Returns
     -------
@@ -1719,7 +1762,13 @@ class LinearConstraints:
                 f"n_equality={int(np.count_nonzero(self.sense == 0))})")
 
     def n_rows(self):
-        """The size n the matrices act on (the training set), or None if empty."""
+        """Return the size n the matrices act on (the training set).
+
+        Returns
+        -------
+        int or None
+            The number n, or None if there is no constraint.
+        """
         if not self.matrices:
             return None
         A = self.matrices[0]
@@ -1787,11 +1836,14 @@ def relative_from_labels(y, n_constraints=None, *, ratio=1.0, margin=0.0, unlabe
     margin : float, default=0.0
         Additive margin, in squared-distance units.
     unlabeled : int, str or None, default=-1
+        Label that marks an unlabeled sample.
     random_state : int, RandomState instance or None, default=None
+        Seeds the draw.
 
     Returns
     -------
     RelativeConstraints
+        One row per triplet.
 
     Examples
     --------
