@@ -136,7 +136,7 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, rank_)
+        X_new : ndarray of shape (n_samples, ``rank_``)
             Coordinates whose inner products are the learned kernel (a lazy
             dask array, mapped block by block, for a dask array).
         """

@@ -53,8 +53,9 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     ----------
     n_clusters : int, default=8
         Number of clusters.
-    kernel : {'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', \
-            'precomputed'} or callable, default='linear'
+    kernel : str or callable, default='linear'
+        One of 'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine',
+        'precomputed', or a callable ``k(x, y) -> float``.
         Kernel of the feature space.  With 'precomputed', ``fit`` takes the
         n x n training kernel and ``predict`` the kernel between new and
         training points (scikit-learn's convention).

@@ -55,8 +55,9 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
     Parameters
     ----------
-    kernel : {'rbf', 'linear', 'poly', 'laplacian', 'sigmoid', 'cosine', \
-            'precomputed'} or callable, default='rbf'
+    kernel : str or callable, default='rbf'
+        One of 'rbf', 'linear', 'poly', 'laplacian', 'sigmoid', 'cosine',
+        'precomputed', or a callable ``k(x, y) -> float``.
         Kernel to factor.  With 'precomputed', ``fit`` takes the n x n
         training kernel and ``transform`` the kernel between new and
         training points (scikit-learn's convention).
@@ -89,28 +90,28 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
     Attributes
     ----------
-    pivots_ : ndarray of shape (rank_,)
+    pivots_ : ndarray of shape (``rank_``,)
         Training rows whose kernel columns make the factor, in order.
-    embedding_ : ndarray of shape (n_samples, rank_)
+    embedding_ : ndarray of shape (n_samples, ``rank_``)
         The factor G of the training points (a lazy dask array when ``X``
         is one).
-    Q_ : ndarray of shape (n_samples, rank_)
+    Q_ : ndarray of shape (n_samples, ``rank_``)
         Orthonormal basis of the (centred) columns of G (a lazy dask array
         when ``X`` is one).
-    R_ : ndarray of shape (rank_, rank_)
+    R_ : ndarray of shape (``rank_``, ``rank_``)
         Upper triangular, ``Q_ @ R_`` = (centred) ``embedding_``.
-    approximation_error_ : ndarray of shape (rank_ + 1,)
-        ``tr(K - G_k G_k')`` after k = 0, ..., rank_ steps.
-    prediction_error_ : ndarray of shape (rank_ + 1,)
+    approximation_error_ : ndarray of shape (``rank_`` + 1,)
+        ``tr(K - G_k G_k')`` after k = 0, ..., ``rank_`` steps.
+    prediction_error_ : ndarray of shape (``rank_`` + 1,)
         ``|Y - Q_k Q_k' Y|_F^2`` after each step (Y centred if ``center``);
         zeros without y.
-    gains_ : ndarray of shape (rank_,)
+    gains_ : ndarray of shape (``rank_``,)
         True reduction of the normalised cost J at each step.
     rank_ : int
         Rank of the factor (number of pivots).
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during ``fit``, defined only when ``X`` has
         feature names that are all strings.
 
@@ -275,7 +276,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
         Returns
         -------
-        embedding : ndarray of shape (n_samples, rank_)
+        embedding : ndarray of shape (n_samples, ``rank_``)
             The factor G of the training points.
         """
         return self.fit(X, y).embedding_
@@ -291,7 +292,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
 
         Returns
         -------
-        ndarray of shape (n, rank_)
+        ndarray of shape (n, ``rank_``)
             The factor's rows of the points (a lazy dask array for a dask
             array).
         """

@@ -96,8 +96,9 @@ class DefiniteBoost(FactorLearner):
 
     Parameters
     ----------
-    kernel : {'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', \
-            'precomputed'} or callable, default='linear'
+    kernel : str or callable, default='linear'
+        One of 'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine',
+        'precomputed', or a callable ``k(x, y) -> float``.
         Initial kernel, as for :class:`LogDetKernelLearner` (unused with
         ``init='identity'``, as are the kernel and factor parameters below).
     gamma : float, default=None
@@ -168,11 +169,11 @@ class DefiniteBoost(FactorLearner):
 
     Attributes
     ----------
-    components_ : ndarray of shape (rank_, rank_)
+    components_ : ndarray of shape (``rank_``, ``rank_``)
         Learned linear map: ``transform(X) = phi0(X) @ components_.T``.
-    metric_ : ndarray of shape (rank_, rank_)
+    metric_ : ndarray of shape (``rank_``, ``rank_``)
         M with learned kernel :math:`K = G_0 M G_0^T` (trace one).
-    embedding_ : ndarray of shape (n_samples, rank_)
+    embedding_ : ndarray of shape (n_samples, ``rank_``)
         Training points mapped; ``embedding_ @ embedding_.T`` is W.
     rank_ : int
         Rank of the initial factor (n_samples with ``init='identity'``).
@@ -209,7 +210,7 @@ class DefiniteBoost(FactorLearner):
         prediction made before each update (the paper's total loss).
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during ``fit``, defined only when ``X`` has
         feature names that are all strings.
 
@@ -281,8 +282,7 @@ class DefiniteBoost(FactorLearner):
             Training data, or the training kernel when ``kernel='precomputed'``.
         y : array-like of shape (n_samples,), default=None
             Class labels; pairs are drawn from them when ``constraints`` is None.
-        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), \
-                default=None
+        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), default=None
             Pairs ``i, j, sign[, bound]`` over the rows of ``X``; bounds are
             squared distances under the trace-one kernel.
 
@@ -525,7 +525,7 @@ class DefiniteBoost(FactorLearner):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, rank_)
+        X_new : ndarray of shape (n_samples, ``rank_``)
             Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)
@@ -552,7 +552,7 @@ class DefiniteBoost(FactorLearner):
 
         Returns
         -------
-        X_new : ndarray of shape (n_samples, rank_)
+        X_new : ndarray of shape (n_samples, ``rank_``)
             The training embedding ``embedding_``.
         """
         return self.fit(X, y, **fit_params).embedding_

@@ -72,8 +72,8 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         enforce the constraints more. ``np.inf`` makes them hard.  Not the
         ``slack`` of :class:`~sklearn_bregman.SKLRClusterer`, which is the
         quadratic penalty lambda of the SKLR paper (``None``: hard).
-    prior : {'identity', 'covariance'} or array-like of shape (n_features, n_features), \
-            default='identity'
+    prior : {'identity', 'covariance'} or array-like, default='identity'
+        An array-like prior has shape (n_features, n_features).
         The prior metric :math:`A_0`: the identity (Euclidean distance), the
         inverse covariance of ``X`` (Mahalanobis distance), or a given
         symmetric positive definite matrix.
@@ -96,8 +96,8 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     order : {'random', 'cyclic'}, default='random'
         Constraint order of each sweep: reshuffled every sweep, or as given
         (the papers' cyclic order).  Both reach the same optimum; reshuffling
-        converges in far fewer sweeps (the README's "How it works, and how
-        fast" gives the figures).
+        converges in far fewer sweeps (the user guide's page "How it works,
+        and how fast" gives the figures).
     tol : float, default=1e-3
         Stop when the relative L1 change of the dual variables over a sweep,
         ``|nu - nu_old|_1 / (|nu|_1 + |nu_old|_1)``, falls below ``tol``
@@ -143,7 +143,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         (hard) or the slack target (soft); at most ``tol`` when
         ``converged_``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has string feature names.
 
     See Also
@@ -202,8 +202,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             Class labels (a dask array too); pairs are drawn from them when
             ``constraints`` is None.  Samples labelled ``unlabeled`` get no
             constraint.
-        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), \
-                default=None
+        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), default=None
             Pairs ``i, j, sign[, bound]`` over the rows of ``X`` (sign +1:
             similar, -1: dissimilar).  When given, ``y`` is not used.
 

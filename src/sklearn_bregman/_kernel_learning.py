@@ -116,8 +116,8 @@ class _BaseKernelLearner(FactorLearner):
             (``label_constraints``) when neither ``constraints`` nor
             ``triplets`` is given.  Samples labelled ``unlabeled`` are
             embedded but take part in no constraint.
-        constraints : constraint container, list of them, or array-like of \
-shape (n_constraints, 3 or 4), default=None
+        constraints : constraint container, list of them, or array-like, default=None
+            An array-like has shape (n_constraints, 3 or 4).
             Pairs ``i, j, sign[, bound]`` over the rows of ``X`` (sign +1:
             similar, -1: dissimilar) as a
             :class:`~sklearn_bregman.constraints.PairConstraints` or an
@@ -254,8 +254,9 @@ class LogDetKernelLearner(_BaseKernelLearner):
 
     Parameters
     ----------
-    kernel : {'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', \
-            'precomputed'} or callable, default='linear'
+    kernel : str or callable, default='linear'
+        One of 'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine',
+        'precomputed', or a callable ``k(x, y) -> float``.
         Initial kernel :math:`K_0`.  With 'precomputed', ``fit`` takes the
         n x n training kernel and ``transform`` the kernel between new and
         training points (scikit-learn's convention).
@@ -319,8 +320,8 @@ class LogDetKernelLearner(_BaseKernelLearner):
     order : {'random', 'cyclic'}, default='random'
         Constraint order of each sweep: reshuffled every sweep, or as given
         (the papers' cyclic order).  Both reach the same optimum; reshuffling
-        converges in far fewer sweeps (the README's "How it works, and how
-        fast" gives the figures).
+        converges in far fewer sweeps (the user guide's page "How it works,
+        and how fast" gives the figures).
     tol : float, default=1e-3
         Stop when the relative L1 change of the duals over a sweep is below
         ``tol`` and the optimality conditions hold to ``tol``: every
@@ -344,13 +345,13 @@ class LogDetKernelLearner(_BaseKernelLearner):
 
     Attributes
     ----------
-    components_ : ndarray of shape (rank_, rank_)
+    components_ : ndarray of shape (``rank_``, ``rank_``)
         The learned linear map B on the initial coordinates:
         ``transform(X) = phi0(X) @ components_.T`` and
         ``metric_ = components_.T @ components_``.
-    metric_ : ndarray of shape (rank_, rank_)
+    metric_ : ndarray of shape (``rank_``, ``rank_``)
         M, with learned kernel :math:`K = G_0 M G_0^T`.
-    embedding_ : ndarray of shape (n_samples, rank_)
+    embedding_ : ndarray of shape (n_samples, ``rank_``)
         The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``);
         a lazy dask array when ``X`` is one.
     rank_ : int
@@ -385,7 +386,7 @@ class LogDetKernelLearner(_BaseKernelLearner):
         ``converged_``.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during ``fit``, defined only when ``X`` has
         feature names that are all strings.
 
@@ -444,8 +445,9 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
 
     Parameters
     ----------
-    kernel : {'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine', \
-            'precomputed'} or callable, default='linear'
+    kernel : str or callable, default='linear'
+        One of 'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', 'cosine',
+        'precomputed', or a callable ``k(x, y) -> float``.
         Initial kernel :math:`K_0`.  With 'precomputed', ``fit`` takes the
         n x n training kernel and ``transform`` the kernel between new and
         training points (scikit-learn's convention).
@@ -509,8 +511,8 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     order : {'random', 'cyclic'}, default='random'
         Constraint order of each sweep: reshuffled every sweep, or as given
         (the papers' cyclic order).  Both reach the same optimum; reshuffling
-        converges in far fewer sweeps (the README's "How it works, and how
-        fast" gives the figures).
+        converges in far fewer sweeps (the user guide's page "How it works,
+        and how fast" gives the figures).
     tol : float, default=1e-3
         Stop when the relative L1 change of the duals over a sweep is below
         ``tol`` and the optimality conditions hold to ``tol``: every
@@ -534,16 +536,16 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
 
     Attributes
     ----------
-    components_ : ndarray of shape (rank_, rank_)
+    components_ : ndarray of shape (``rank_``, ``rank_``)
         The learned linear map B on the initial coordinates:
         ``transform(X) = phi0(X) @ components_.T`` and
         ``metric_ = components_.T @ components_``.
-    metric_ : ndarray of shape (rank_, rank_)
+    metric_ : ndarray of shape (``rank_``, ``rank_``)
         M, with learned kernel :math:`K = G_0 M G_0^T`: expressed in the
         coordinates of the initial factor (not in the basis U), so that
         ``transform`` and ``learned_kernel`` work as in
         :class:`LogDetKernelLearner`.
-    embedding_ : ndarray of shape (n_samples, rank_)
+    embedding_ : ndarray of shape (n_samples, ``rank_``)
         The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``);
         a lazy dask array when ``X`` is one.
     rank_ : int
@@ -580,7 +582,7 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         Root-finder evaluations of f over the fit.
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during ``fit``, defined only when ``X`` has
         feature names that are all strings.
 

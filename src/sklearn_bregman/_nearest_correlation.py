@@ -124,7 +124,7 @@ class NearestCorrelation(BaseEstimator):
 
     Attributes
     ----------
-    factor_ : ndarray of shape (n, rank_)
+    factor_ : ndarray of shape (n, ``rank_``)
         F of :math:`K = \Psi + F F^T` (LogDet only).
     uniqueness_ : ndarray of shape (n,)
         The diagonal of :math:`\Psi` (LogDet only); positive, and

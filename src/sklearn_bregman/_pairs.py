@@ -66,8 +66,7 @@ class PairClassifier(TupleMetaEstimator):
     ----------
     estimator : estimator object
         A pair learner of the suite (cloned in ``fit``).
-    preprocessor : array-like of shape (n_samples, n_features) or callable, \
-            default=None
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
         Where index pairs point to; ``None``: pairs are given as points.
     threshold : float, default=None
         Decision threshold on ``decision_function`` (minus the squared
@@ -309,7 +308,7 @@ class PairClassifier(TupleMetaEstimator):
 
         Returns
         -------
-        M : ndarray of shape (n_features_in_, n_features_in_)
+        M : ndarray of shape (``n_features_in_``, ``n_features_in_``)
             The learned Mahalanobis matrix.
         """
         check_is_fitted(self)

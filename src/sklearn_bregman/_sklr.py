@@ -66,8 +66,9 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     ----------
     n_clusters : int, default=8
         Clusters of the kernel k-means.
-    kernel : {'adaptive_rbf', 'linear', 'rbf', 'poly', 'laplacian', 'sigmoid', \
-            'cosine', 'precomputed'} or callable, default='adaptive_rbf'
+    kernel : str or callable, default='adaptive_rbf'
+        One of 'adaptive_rbf', 'linear', 'rbf', 'poly', 'laplacian', 'sigmoid',
+        'cosine', 'precomputed', or a callable ``k(x, y) -> float``.
         Initial kernel.  'adaptive_rbf' is eq. 29,
         :math:`\exp(-|x_i - x_j|^2 / (\sigma_i \sigma_j))` with
         :math:`\sigma_i` the distance to the ``n_neighbors``-th nearest
@@ -132,16 +133,16 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
     ----------
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training point (kernel k-means on the learned kernel).
-    cluster_centers_ : ndarray of shape (n_clusters, rank_)
+    cluster_centers_ : ndarray of shape (n_clusters, ``rank_``)
         Cluster means in the embedding's coordinates.
     inertia_ : float
         Sum of squared distances to the cluster means in the learned kernel.
-    embedding_ : ndarray of shape (n_samples, rank_)
+    embedding_ : ndarray of shape (n_samples, ``rank_``)
         Training points mapped: the learned kernel is ``embedding_ @ embedding_.T``.
-    components_ : ndarray of shape (rank_, rank_)
+    components_ : ndarray of shape (``rank_``, ``rank_``)
         The learned linear map R' on the initial coordinates
         (``transform(X) = phi0(X) @ components_.T``).
-    metric_ : ndarray of shape (rank_, rank_)
+    metric_ : ndarray of shape (``rank_``, ``rank_``)
         M, with learned kernel :math:`G_0 M G_0^T`.
     rank_ : int
         Rank of the low-rank start.
@@ -174,7 +175,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         The fitted k-means on ``embedding_`` (``predict`` uses it).
     n_features_in_ : int
         Number of features seen during ``fit``.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of features seen during ``fit``, defined only when ``X`` has
         feature names that are all strings.
 
@@ -252,8 +253,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             triplets are drawn from them when no triplets are given.
             Without labels and triplets the kernel stays the initial one
             (plain kernel k-means).
-        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, \
-                default=None
+        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, default=None
             Outlier triplets ``i, j, k`` (``k`` is the odd one out) over the
             rows of X.  A :class:`~sklearn_bregman.TripletConstraints` brings
             both its outlier and its equality triplets (``equal_triplets``
@@ -331,8 +331,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             ``kernel='precomputed'``.
         y : array-like of shape (n_samples,), default=None
             Class labels, as for :meth:`fit`.
-        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, \
-                default=None
+        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, default=None
             Outlier triplets, as for :meth:`fit`.
         equal_triplets : array-like of shape (n_equal, 3), default=None
             "Don't know" triplets, as for :meth:`fit`.
@@ -354,15 +353,14 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             ``kernel='precomputed'``.
         y : array-like of shape (n_samples,), default=None
             Class labels, as for :meth:`fit`.
-        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, \
-                default=None
+        triplets : array-like of shape (n_outlier, 3) or TripletConstraints, default=None
             Outlier triplets, as for :meth:`fit`.
         equal_triplets : array-like of shape (n_equal, 3), default=None
             "Don't know" triplets, as for :meth:`fit`.
 
         Returns
         -------
-        embedding : ndarray of shape (n_samples, rank_)
+        embedding : ndarray of shape (n_samples, ``rank_``)
             The training points in the learned kernel's coordinates.
         """
         return self.fit(X, y, triplets=triplets, equal_triplets=equal_triplets).embedding_
@@ -381,7 +379,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
 
         Returns
         -------
-        ndarray of shape (n, rank_)
+        ndarray of shape (n, ``rank_``)
             Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)

@@ -61,8 +61,7 @@ class TripletClassifier(TupleMetaEstimator):
     estimator : estimator object
         A learner with ``fit(X, triplets=...)`` and ``transform`` (cloned in
         ``fit``).
-    preprocessor : array-like of shape (n_samples, n_features) or callable, \
-            default=None
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
         Where index triplets point to; ``None``: triplets are given as points.
 
     Attributes

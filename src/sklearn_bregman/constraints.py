@@ -411,8 +411,9 @@ def check_pairs(constraints, n_samples):
 
     Parameters
     ----------
-    constraints : PairConstraints, array-like of shape (n_constraints, 3 or 4) \
-            or tuple ``(i, j, sign)`` / ``(i, j, sign, bound)``
+    constraints : PairConstraints, array-like or tuple
+        An array-like of shape (n_constraints, 3 or 4), or a tuple
+        ``(i, j, sign)`` / ``(i, j, sign, bound)``.
         Rows of an array are ``i, j, sign[, bound]``; sign is +1 (similar) or
         -1 (dissimilar); a NaN bound is filled later by the ``bounds`` rule.
     n_samples : int
