@@ -103,3 +103,4 @@ html_show_sourcelink = False
 # The guide pages include sections of README.md, which start at its second
 # heading level (the README's own title is the site's front page).
 suppress_warnings = ["myst.header"]
+html_css_files = ["custom.css"]
