@@ -60,6 +60,11 @@ DATA = [
     ("diabetes (R^2)", load_diabetes, True, 0.05, 1.0),
 ]
 
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
 
 # %%
 # The experiment: ``main`` computes the scores, prints them and draws the
@@ -114,7 +119,7 @@ def main():
     fig.suptitle("LS-SVM on a rank-r factor of a Gaussian kernel "
                  f"({SPLITS} random 75/25 splits)")
     fig.tight_layout()
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csi_rank.png")
+    path = os.path.join(HERE, "csi_rank.png")
     fig.savefig(path, dpi=120)
     print("saved", path)
     plt.show()

@@ -32,6 +32,11 @@ from sklearn_bregman import ITMLTransformer
 N_TRAIN = [50, 100, 200, 400, 800]
 SEEDS = [0, 1, 2]
 
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
 
 # %%
 # The experiment: ``main`` computes the scores, prints them and draws the
@@ -71,7 +76,7 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "itml_learning_curve.png")
+    out = os.path.join(HERE, "itml_learning_curve.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
     plt.show()

@@ -36,6 +36,11 @@ N_CONSTRAINTS = [10, 20, 50, 100, 200, 400, 800, 1600]
 SLACKS = [1.0, 10.0, np.inf]
 SEEDS = range(5)
 
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
 
 # %%
 # The experiment: ``main`` computes the scores, prints them and draws the
@@ -83,8 +88,7 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "kernel_kmeans_constraints.png")
+    out = os.path.join(HERE, "kernel_kmeans_constraints.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
     plt.show()

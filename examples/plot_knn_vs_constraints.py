@@ -73,6 +73,11 @@ BOUNDS = (1.0, 3.0)  # (upper for similar, lower for dissimilar); K0 = I puts ev
 LEARNERS = {"LogDet": LogDetKernelLearner, "von Neumann": VonNeumannKernelLearner}
 PROTOCOLS = {"all": "pairs among all points", "train": "pairs among training points"}
 
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
 
 # %%
 # The experiment: ``main`` computes the scores, prints them and draws the
@@ -148,7 +153,7 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "knn_vs_constraints.png")
+    out = os.path.join(HERE, "knn_vs_constraints.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
     plt.show()

@@ -45,6 +45,11 @@ from sklearn_bregman.constraints import pairs_from_labels
 
 N_PAIRS = 1000
 
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
 
 # %%
 # The experiment: ``main`` computes the scores, prints them and draws the
@@ -96,7 +101,7 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pair_roc.png")
+    out = os.path.join(HERE, "pair_roc.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
     plt.show()

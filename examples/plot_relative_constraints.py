@@ -49,6 +49,11 @@ from sklearn_bregman.constraints import triplets_from_labels
 N_CONSTRAINTS = [50, 100, 200, 400, 800]
 KINDS = {"pairs": "pairs (distance bounds)", "relative": "relative (ratio 4)"}
 
+try:  # the PNG goes next to the script
+    HERE = Path(__file__).parent
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = Path.cwd()
+
 
 # %%
 # The experiment: ``main`` computes the scores, prints them and draws the
@@ -114,7 +119,7 @@ def main():
     axes[0].legend()
     fig.suptitle("LogDetKernelLearner on digits: relative constraints vs pairs "
                  "(JMLR 2009, §6.2.2)")
-    out = Path(__file__).with_name("relative_constraints.png")
+    out = HERE / "relative_constraints.png"
     fig.savefig(out, dpi=110)
     print(f"saved {out}")
     plt.show()

@@ -107,6 +107,11 @@ N_CLUSTERS = 10
 VARIANTS = {"SKLR (hard)": None, "sSKLR, lambda=1e5": 1e5, "sSKLR, lambda=1": 1.0,
             "sSKLR, lambda=0.3": 0.3}
 
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
 
 # %%
 # The experiment: ``main`` computes the scores, prints them and draws the
@@ -201,7 +206,7 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sklr_noise.png")
+    out = os.path.join(HERE, "sklr_noise.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
     plt.show()

@@ -101,6 +101,11 @@ RESOLUTIONS = {2: "2 clusters: even / odd", 10: "10 clusters: digits"}
 SKLR_VARIANTS = {"SKLR (hard)": None, "sSKLR, lambda=1e5": 1e5, "sSKLR, lambda=0.3": 0.3}
 METHODS = ["kernel k-means, initial kernel", *SKLR_VARIANTS, "ITML + k-means"]
 
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
 
 # %%
 # The experiment: ``main`` computes the scores, prints them and draws the
@@ -214,7 +219,7 @@ def main():
     fig.suptitle(f"digits, {10 * PER_CLASS} points: one kernel from mixed triplets, "
                  f"two resolutions ({len(SEEDS)} seeds)")
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sklr_triplets.png")
+    out = os.path.join(HERE, "sklr_triplets.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
     plt.show()
