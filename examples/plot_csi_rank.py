@@ -1,4 +1,6 @@
-"""Test score against rank: CSI and incomplete Cholesky (Bach & Jordan 2005).
+"""
+Test score against rank: CSI and incomplete Cholesky (Bach & Jordan 2005)
+=========================================================================
 
 An LS-SVM (ridge regression with an intercept on one-hot classes, or on the
 response) trained on the rows of a rank-r factor of a Gaussian kernel, for r
@@ -27,25 +29,25 @@ saved next to this file as ``csi_rank.png`` and the scores at a few ranks are
 printed.
 """
 
+# %%
+# Imports and the experiment's settings.
+
 import os
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.datasets import (  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.datasets import (
     load_breast_cancer,
     load_diabetes,
     load_digits,
     load_wine,
 )
-from sklearn.linear_model import Ridge, RidgeClassifier  # noqa: E402
-from sklearn.model_selection import ShuffleSplit  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+from sklearn.linear_model import Ridge, RidgeClassifier
+from sklearn.model_selection import ShuffleSplit
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
-from sklearn_bregman import CSIDecomposition  # noqa: E402
+from sklearn_bregman import CSIDecomposition
 
 MAX_RANK = 60
 SPLITS = 5
@@ -57,6 +59,16 @@ DATA = [
     ("wine", load_wine, False, 0.0192, 0.1),
     ("diabetes (R^2)", load_diabetes, True, 0.05, 1.0),
 ]
+
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
+
+# %%
+# The experiment: ``main`` computes the scores, prints them and draws the
+# figure.
 
 
 def curves(X, y, regression, gamma, alpha):
@@ -107,10 +119,15 @@ def main():
     fig.suptitle("LS-SVM on a rank-r factor of a Gaussian kernel "
                  f"({SPLITS} random 75/25 splits)")
     fig.tight_layout()
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "csi_rank.png")
+    path = os.path.join(HERE, "csi_rank.png")
     fig.savefig(path, dpi=120)
     print("saved", path)
+    plt.show()
 
+
+# %%
+# Run it: the numbers are printed and the figure drawn (and saved next to
+# the script as a PNG).
 
 if __name__ == "__main__":
     main()

@@ -1,4 +1,6 @@
-"""k-NN accuracy against the number of labelled images: Euclidean vs ITML.
+"""
+k-NN accuracy against the number of labelled images: Euclidean vs ITML
+======================================================================
 
 For a growing labelled training set drawn from scikit-learn's digits, a
 1-NN classifier is tested on the remaining images with the Euclidean
@@ -10,25 +12,35 @@ as ``itml_learning_curve.png``.
 Run: ``python examples/plot_itml_learning_curve.py`` (about a minute).
 """
 
+# %%
+# Imports and the experiment's settings.
+
 import os
 import warnings
 
-import matplotlib
+import matplotlib.pyplot as plt
 import matplotlib.ticker
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import Pipeline
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.datasets import load_digits  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.model_selection import GridSearchCV, train_test_split  # noqa: E402
-from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
-from sklearn.pipeline import Pipeline  # noqa: E402
-
-from sklearn_bregman import ITMLTransformer  # noqa: E402
+from sklearn_bregman import ITMLTransformer
 
 N_TRAIN = [50, 100, 200, 400, 800]
 SEEDS = [0, 1, 2]
+
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
+
+# %%
+# The experiment: ``main`` computes the scores, prints them and draws the
+# figure.
 
 
 def main():
@@ -64,10 +76,15 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "itml_learning_curve.png")
+    out = os.path.join(HERE, "itml_learning_curve.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
+    plt.show()
 
+
+# %%
+# Run it: the numbers are printed and the figure drawn (and saved next to
+# the script as a PNG).
 
 if __name__ == "__main__":
     main()

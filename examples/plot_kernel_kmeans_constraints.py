@@ -1,4 +1,6 @@
-"""Kernel k-means NMI against the number of constraints (JMLR 2009, Figure 1).
+"""
+Kernel k-means NMI against the number of constraints (JMLR 2009, Figure 1)
+==========================================================================
 
 The paper's Figure 1 clusters a 3-class subset of Pendigits with kernel
 k-means on a kernel learned from an increasing number of pair constraints.
@@ -13,26 +15,36 @@ Run: ``python examples/plot_kernel_kmeans_constraints.py`` (about 15 s); the
 figure is saved next to this file as ``kernel_kmeans_constraints.png``.
 """
 
+# %%
+# Imports and the experiment's settings.
+
 import os
 import warnings
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.datasets import load_digits  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.metrics import normalized_mutual_info_score  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import normalized_mutual_info_score
 
 from sklearn_bregman import (
-    KernelKMeans,  # noqa: E402
-    LogDetKernelLearner,  # noqa: E402
+    KernelKMeans,
+    LogDetKernelLearner,
 )
 
 N_CONSTRAINTS = [10, 20, 50, 100, 200, 400, 800, 1600]
 SLACKS = [1.0, 10.0, np.inf]
 SEEDS = range(5)
+
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
+
+# %%
+# The experiment: ``main`` computes the scores, prints them and draws the
+# figure.
 
 
 def main():
@@ -76,11 +88,15 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       "kernel_kmeans_constraints.png")
+    out = os.path.join(HERE, "kernel_kmeans_constraints.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
+    plt.show()
 
+
+# %%
+# Run it: the numbers are printed and the figure drawn (and saved next to
+# the script as a PNG).
 
 if __name__ == "__main__":
     main()

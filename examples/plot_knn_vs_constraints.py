@@ -1,4 +1,6 @@
-"""k-NN accuracy against the number of constraints from K0 = I (JMLR 2009, Figure 2).
+"""
+k-NN accuracy against the number of constraints from K0 = I (JMLR 2009, Figure 2)
+=================================================================================
 
 The paper's Figure 2 learns a kernel for the 52 GyrB proteins from pair
 constraints only: the initial kernel is the (scaled) identity, which encodes
@@ -43,22 +45,22 @@ thread, which is several times faster for these small matrices); the table is
 printed and the figure saved next to this file as ``knn_vs_constraints.png``.
 """
 
+# %%
+# Imports and the experiment's settings.
+
 import os
 import time
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.datasets import load_wine
+from sklearn.model_selection import train_test_split
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.datasets import load_wine  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
-
-from sklearn_bregman import (  # noqa: E402
+from sklearn_bregman import (
     LogDetKernelLearner,
     VonNeumannKernelLearner,
     pairs_from_labels,
@@ -70,6 +72,16 @@ N_NEIGHBORS = 5
 BOUNDS = (1.0, 3.0)  # (upper for similar, lower for dissimilar); K0 = I puts every pair at 2
 LEARNERS = {"LogDet": LogDetKernelLearner, "von Neumann": VonNeumannKernelLearner}
 PROTOCOLS = {"all": "pairs among all points", "train": "pairs among training points"}
+
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
+
+# %%
+# The experiment: ``main`` computes the scores, prints them and draws the
+# figure.
 
 
 def knn_accuracy(Z, y, train, test):
@@ -141,10 +153,15 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "knn_vs_constraints.png")
+    out = os.path.join(HERE, "knn_vs_constraints.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
+    plt.show()
 
+
+# %%
+# Run it: the numbers are printed and the figure drawn (and saved next to
+# the script as a PNG).
 
 if __name__ == "__main__":
     # The fits are many small (178 x 178) BLAS calls: a multi-threaded BLAS

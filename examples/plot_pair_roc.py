@@ -1,4 +1,6 @@
-"""Held-out ROC curves of pairs: Euclidean vs ITML vs a learned RBF kernel.
+"""
+Held-out ROC curves of pairs: Euclidean vs ITML vs a learned RBF kernel
+=======================================================================
 
 Pairs as samples (``PairClassifier``): on scikit-learn's wine data
 (standardised), 1,000 index pairs are drawn from the labels with
@@ -23,25 +25,35 @@ to this file as ``pair_roc.png``.
 Run: ``python examples/plot_pair_roc.py`` (about ten seconds).
 """
 
+# %%
+# Imports and the experiment's settings.
+
 import os
 import time
 import warnings
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.datasets import load_wine
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import roc_auc_score, roc_curve
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
+from sklearn.preprocessing import StandardScaler
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.datasets import load_wine  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.metrics import roc_auc_score, roc_curve  # noqa: E402
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from sklearn_bregman import ITMLTransformer, LogDetKernelLearner, PairClassifier  # noqa: E402
-from sklearn_bregman.constraints import pairs_from_labels  # noqa: E402
+from sklearn_bregman import ITMLTransformer, LogDetKernelLearner, PairClassifier
+from sklearn_bregman.constraints import pairs_from_labels
 
 N_PAIRS = 1000
+
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
+
+# %%
+# The experiment: ``main`` computes the scores, prints them and draws the
+# figure.
 
 
 def main():
@@ -89,11 +101,16 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pair_roc.png")
+    out = os.path.join(HERE, "pair_roc.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
+    plt.show()
     print(f"run time {time.perf_counter() - t_start:.1f} s")
 
+
+# %%
+# Run it: the numbers are printed and the figure drawn (and saved next to
+# the script as a PNG).
 
 if __name__ == "__main__":
     main()

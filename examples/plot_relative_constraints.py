@@ -1,4 +1,6 @@
-"""Relative constraints against pairs, same learner, same number of constraints.
+"""
+Relative constraints against pairs, same learner, same number of constraints
+============================================================================
 
 JMLR 2009, Section 6.2.2: besides distance bounds on pairs, the LogDet
 kernel learner takes relative comparisons ``ratio * d(i, j) <= d(i, k)``
@@ -27,25 +29,35 @@ cores); it prints the table and saves ``relative_constraints.png`` next to
 this script.
 """
 
+# %%
+# Imports and the experiment's settings.
+
 import warnings
 from pathlib import Path
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedShuffleSplit
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.preprocessing import StandardScaler
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.datasets import load_digits  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.model_selection import StratifiedShuffleSplit  # noqa: E402
-from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-
-from sklearn_bregman import LogDetKernelLearner  # noqa: E402
-from sklearn_bregman.constraints import triplets_from_labels  # noqa: E402
+from sklearn_bregman import LogDetKernelLearner
+from sklearn_bregman.constraints import triplets_from_labels
 
 N_CONSTRAINTS = [50, 100, 200, 400, 800]
 KINDS = {"pairs": "pairs (distance bounds)", "relative": "relative (ratio 4)"}
+
+try:  # the PNG goes next to the script
+    HERE = Path(__file__).parent
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = Path.cwd()
+
+
+# %%
+# The experiment: ``main`` computes the scores, prints them and draws the
+# figure.
 
 
 def triplet_accuracy(Z, T):
@@ -107,10 +119,15 @@ def main():
     axes[0].legend()
     fig.suptitle("LogDetKernelLearner on digits: relative constraints vs pairs "
                  "(JMLR 2009, §6.2.2)")
-    out = Path(__file__).with_name("relative_constraints.png")
+    out = HERE / "relative_constraints.png"
     fig.savefig(out, dpi=110)
     print(f"saved {out}")
+    plt.show()
 
+
+# %%
+# Run it: the numbers are printed and the figure drawn (and saved next to
+# the script as a PNG).
 
 if __name__ == "__main__":
     main()

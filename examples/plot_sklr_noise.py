@@ -1,4 +1,6 @@
-"""Hard and soft-margin SKLR under noisy triplets (Amid et al., Figure 5).
+"""
+Hard and soft-margin SKLR under noisy triplets (Amid et al., Figure 5)
+======================================================================
 
 The paper's noise experiment (Section 5.5): a fixed number of relative
 comparisons -- 900 on the 1,000-point USPS subsample -- of which a fraction
@@ -79,22 +81,22 @@ BLAS is limited to one thread); the table is printed and the figure saved
 next to this file as ``sklr_noise.png``.
 """
 
+# %%
+# Imports and the experiment's settings.
+
 import os
 import time
 import warnings
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import adjusted_rand_score
+from threadpoolctl import threadpool_limits
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.datasets import load_digits  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.metrics import adjusted_rand_score  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
-
-from sklearn_bregman import SKLRClusterer  # noqa: E402
-from sklearn_bregman.constraints import triplets_from_labels  # noqa: E402
+from sklearn_bregman import SKLRClusterer
+from sklearn_bregman.constraints import triplets_from_labels
 
 N_TRIPLETS = 900
 NOISE = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
@@ -104,6 +106,16 @@ N_CLUSTERS = 10
 # name -> slack of SKLRClusterer (None: hard constraints)
 VARIANTS = {"SKLR (hard)": None, "sSKLR, lambda=1e5": 1e5, "sSKLR, lambda=1": 1.0,
             "sSKLR, lambda=0.3": 0.3}
+
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
+
+# %%
+# The experiment: ``main`` computes the scores, prints them and draws the
+# figure.
 
 
 def subsample(X, y, seed):
@@ -194,10 +206,15 @@ def main():
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sklr_noise.png")
+    out = os.path.join(HERE, "sklr_noise.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
+    plt.show()
 
+
+# %%
+# Run it: the numbers are printed and the figure drawn (and saved next to
+# the script as a PNG).
 
 if __name__ == "__main__":
     # Two cores, and the fits are many small BLAS calls: one BLAS thread.

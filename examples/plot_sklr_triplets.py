@@ -1,4 +1,6 @@
-"""SKLR on digits with mixed even/odd and digit triplets (Amid et al., Figure 2 c-d).
+"""
+SKLR on digits with mixed even/odd and digit triplets (Amid et al., Figure 2 c-d)
+=================================================================================
 
 The paper's multi-resolution experiment (Section 5.3, Figure 2 columns (c)
 and (d)): ONE set of relative comparisons mixes triplets at two
@@ -74,21 +76,21 @@ table is printed and the figure saved next to this file as
 ``sklr_triplets.png``.
 """
 
+# %%
+# Imports and the experiment's settings.
+
 import os
 import time
 
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.datasets import load_digits
+from sklearn.metrics import adjusted_rand_score
+from threadpoolctl import threadpool_limits
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from sklearn.cluster import KMeans  # noqa: E402
-from sklearn.datasets import load_digits  # noqa: E402
-from sklearn.metrics import adjusted_rand_score  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
-
-from sklearn_bregman import ITMLTransformer, SKLRClusterer  # noqa: E402
-from sklearn_bregman.constraints import triplets_from_labels  # noqa: E402
+from sklearn_bregman import ITMLTransformer, SKLRClusterer
+from sklearn_bregman.constraints import triplets_from_labels
 
 N_TRIPLETS = [50, 100, 200, 400, 800]
 SEEDS = range(3)
@@ -98,6 +100,16 @@ RESOLUTIONS = {2: "2 clusters: even / odd", 10: "10 clusters: digits"}
 # name -> slack of SKLRClusterer (None: hard constraints)
 SKLR_VARIANTS = {"SKLR (hard)": None, "sSKLR, lambda=1e5": 1e5, "sSKLR, lambda=0.3": 0.3}
 METHODS = ["kernel k-means, initial kernel", *SKLR_VARIANTS, "ITML + k-means"]
+
+try:  # the PNG goes next to the script
+    HERE = os.path.dirname(os.path.abspath(__file__))
+except NameError:  # sphinx-gallery: no __file__, run from the script's directory
+    HERE = os.getcwd()
+
+
+# %%
+# The experiment: ``main`` computes the scores, prints them and draws the
+# figure.
 
 
 def subsample(X, y, seed):
@@ -207,10 +219,15 @@ def main():
     fig.suptitle(f"digits, {10 * PER_CLASS} points: one kernel from mixed triplets, "
                  f"two resolutions ({len(SEEDS)} seeds)")
     fig.tight_layout()
-    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sklr_triplets.png")
+    out = os.path.join(HERE, "sklr_triplets.png")
     fig.savefig(out, dpi=120)
     print(f"saved {out}")
+    plt.show()
 
+
+# %%
+# Run it: the numbers are printed and the figure drawn (and saved next to
+# the script as a PNG).
 
 if __name__ == "__main__":
     # Two cores, and the fits are many small BLAS calls: one BLAS thread.
