@@ -74,7 +74,7 @@ intersphinx_mapping = {
 # -- Gallery ------------------------------------------------------------------
 # SKLEARN_BREGMAN_DOCS_FAST=1 (CI) executes only the quick examples; the slow
 # ones are shown as code without their output (named in docs/README.md).
-SLOW_EXAMPLES = ()
+SLOW_EXAMPLES = ("sklr_noise", "sklr_triplets")  # 189 s and 56 s
 fast = os.environ.get("SKLEARN_BREGMAN_DOCS_FAST") == "1"
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",

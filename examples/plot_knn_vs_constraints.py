@@ -14,7 +14,7 @@ distance 2; similar pairs are asked to come closer than 1, dissimilar pairs
 to move farther than 3 (``bounds=(1.0, 3.0)``, slack 1).  Each seed splits
 the points 50/50 (stratified), draws the pairs, and a 5-NN classifier (as in
 the paper) on the learned kernel's distances (Euclidean distances between rows
-of ``embedding_``, since K = embedding_ @ embedding_.T) is fitted on the
+of ``embedding_``, since ``K = embedding_ @ embedding_.T``) is fitted on the
 training half and scored on the other half; five seeds are averaged.
 
 Where the pairs are drawn matters, and the figure shows both protocols:
