@@ -352,7 +352,8 @@ class LogDetKernelLearner(_BaseKernelLearner):
     metric_ : ndarray of shape (``rank_``, ``rank_``)
         M, with learned kernel :math:`K = G_0 M G_0^T`.
     embedding_ : ndarray of shape (n_samples, ``rank_``)
-        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``);
+        The training points mapped (the learned kernel is
+        ``K = embedding_ @ embedding_.T``);
         a lazy dask array when ``X`` is one.
     rank_ : int
         Rank of the initial factor (and of the learned kernel).
@@ -546,7 +547,8 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         ``transform`` and ``learned_kernel`` work as in
         :class:`LogDetKernelLearner`.
     embedding_ : ndarray of shape (n_samples, ``rank_``)
-        The training points mapped (:math:`K = ` ``embedding_ @ embedding_.T``);
+        The training points mapped (the learned kernel is
+        ``K = embedding_ @ embedding_.T``);
         a lazy dask array when ``X`` is one.
     rank_ : int
         Rank of the initial factor (and of the learned kernel).
