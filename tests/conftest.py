@@ -41,3 +41,16 @@ def _single_threaded_libraries():
     # OpenMP runtime are loaded by then (the test modules import them)
     with threadpool_limits(1):
         yield
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A real ``distributed.LocalCluster`` of two worker processes (one thread
+    each) and its client, started and closed around each module that asks
+    for it (tests/test_distributed.py, test_dask.py, test_dask_kmeans.py)."""
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        yield client

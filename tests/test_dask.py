@@ -26,15 +26,6 @@ pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
 def data():
     X, y = make_classification(2400, 8, n_informative=5, n_redundant=0, n_classes=3,
                                random_state=0)

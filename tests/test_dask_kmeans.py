@@ -24,15 +24,6 @@ from sklearn_bregman._dask_kmeans import _kmeans_plusplus, _lloyd, kmeans_dask  
 
 
 @pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
 def blobs():
     X, _ = make_blobs(n_samples=3000, centers=5, n_features=4, cluster_std=0.6,
                       random_state=0)

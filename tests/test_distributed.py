@@ -10,22 +10,12 @@ import warnings
 
 import joblib
 import numpy as np
-import pytest
 from sklearn.datasets import load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_bregman import LogDetKernelLearner, knn_scorer
-
-
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
-        yield client
 
 
 def test_grid_search_on_a_local_cluster_matches_the_local_run(client):

@@ -178,6 +178,14 @@ def fits_on_workers(nbytes):
     return nbytes <= available / 2
 
 
+def _per_chunk(function, X):
+    """``function`` of each row block of ``X``, as rows of a NumPy array on the
+    client (one small result per chunk)."""
+    import dask
+
+    return np.array(dask.compute(*[dask.delayed(function)(blk) for blk in _blocks(X)]))
+
+
 def _chunk_stats(d):
     return np.array([d.sum(), d.max(initial=0.0)])
 
@@ -408,8 +416,7 @@ class DaskFactor:
         kernel, params = self.kernel, self.params
         rounds = []
         pivots = np.empty(0, dtype=np.int64)
-        stats = np.array(dask.compute(*[dask.delayed(_chunk_stats)(blk)
-                                        for blk in _blocks(d)]))
+        stats = _per_chunk(_chunk_stats, d)
         trace0 = float(stats[:, 0].sum())
         if not np.isfinite(trace0):
             raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing "
@@ -437,8 +444,7 @@ class DaskFactor:
                 h[h <= floor] = 0.0
                 d = d.map_blocks(_set_rows, (S, np.minimum(dS, np.maximum(h, 0.0))),
                                  dtype=float).persist()
-                stats = np.array(dask.compute(*[dask.delayed(_chunk_stats)(blk)
-                                                for blk in _blocks(d)]))
+                stats = _per_chunk(_chunk_stats, d)
                 continue
             A = S[accepted]
             GA = GS[accepted] if k else np.zeros((A.shape[0], 0))
@@ -461,8 +467,7 @@ class DaskFactor:
                 break
             d = da.concatenate([p[0] for p in parts]).persist()
             del both
-            stats = np.array(dask.compute(*[dask.delayed(_chunk_stats)(blk)
-                                            for blk in _blocks(d)]))
+            stats = _per_chunk(_chunk_stats, d)
             pivots = np.concatenate([pivots, A])
             k += m
             residual.extend(np.maximum(after[:m - 1], 0.0).tolist())
@@ -478,8 +483,7 @@ class DaskFactor:
         S = diag.map_blocks(_greedy_start, dtype=float, new_axis=1,
                             chunks=(X.chunks[0], (1,))).persist()
         offsets = _offsets(X.chunks[0])
-        stats = np.array(dask.compute(*[dask.delayed(_column_stats)(blk)
-                                        for blk in _blocks(S)]))
+        stats = _per_chunk(_column_stats, S)
         trace0 = float(stats[:, 0].sum())
         if not np.isfinite(trace0):
             raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing "
@@ -505,8 +509,7 @@ class DaskFactor:
                              dtype=float, chunks=(X.chunks[0], (k + 2,))).persist()
             pivots.append(p)
             k += 1
-            stats = np.array(dask.compute(*[dask.delayed(_column_stats)(blk)
-                                            for blk in _blocks(S)]))
+            stats = _per_chunk(_column_stats, S)
             residual.append(max(float(stats[:, 0].sum()), 0.0))
             self.column_norms_.append(float(stats[:, 3].sum()))
             if self.stop == "gain" and self.column_norms_[-1] / trace0 < self.tol:
@@ -631,11 +634,11 @@ class DaskLabelIndex:
         self._offsets = _offsets(y.chunks[0])
         per_chunk = np.array(dask.compute(*[
             dask.delayed(_class_counts)(b, self.classes, unlabeled) for b in _blocks(y)]))
-        self._per_chunk = per_chunk.reshape(len(y.chunks[0]), self.classes.shape[0])
-        self.counts = self._per_chunk.sum(axis=0).astype(np.int64)
+        self._counts_by_chunk = per_chunk.reshape(len(y.chunks[0]), self.classes.shape[0])
+        self.counts = self._counts_by_chunk.sum(axis=0).astype(np.int64)
         self._before = np.vstack([np.zeros(self.classes.shape[0], np.int64),
-                                  np.cumsum(self._per_chunk, axis=0)])
-        labeled = self._per_chunk.sum(axis=1)
+                                  np.cumsum(self._counts_by_chunk, axis=0)])
+        labeled = self._counts_by_chunk.sum(axis=1)
         self._labeled_before = np.concatenate([[0], np.cumsum(labeled)])
 
     def _find(self, before, pos, k=None):
