@@ -110,9 +110,12 @@ class _BaseKernelLearner(FactorLearner):
         ----------
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
             Training data, or the training kernel matrix when
-            ``kernel='precomputed'``.
+            ``kernel='precomputed'``.  A dask array (rows in chunks) is
+            factored on its chunks and only the rows the pairs touch are
+            gathered (pair constraints only; ``low_rank`` 'cholesky' or
+            'rpcholesky'; ``memory`` unused); ``embedding_`` is then lazy.
         y : array-like of shape (n_samples,), default=None
-            Class labels; constraints are drawn from them
+            Class labels (a dask array too); constraints are drawn from them
             (``label_constraints``) when neither ``constraints`` nor
             ``triplets`` is given.  Samples labelled ``unlabeled`` are
             embedded but take part in no constraint.
