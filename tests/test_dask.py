@@ -203,3 +203,22 @@ def test_kernel_kmeans_on_a_learners_lazy_embedding(client):
     kb = KernelKMeans(3, n_init=2, random_state=0).fit(b.embedding_)
     assert adjusted_rand_score(ka.labels_, kb.labels_.compute()) == 1.0
     np.testing.assert_allclose(ka.inertia_, kb.inertia_, rtol=1e-8)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: LogDetKernelLearner(kernel="rbf", rank=10, low_rank="rpcholesky",
+                                random_state=0),
+    lambda: ITMLTransformer(random_state=0),
+])
+@pytest.mark.parametrize("chunked", [False, True])
+def test_plus_minus_one_labels_warning_points_at_the_fit_call(client, data, make, chunked):
+    # y in {-1, +1} with unlabeled=-1 leaves one class: a warning that names
+    # the user's fit call, then the error
+    X, _, Xd, _ = data
+    y = np.where(np.arange(X.shape[0]) % 2, 1, -1)
+    X_in = Xd if chunked else X
+    y_in = da.from_array(y, chunks=600) if chunked else y
+    with pytest.warns(UserWarning, match="unlabeled=None") as record:
+        with pytest.raises(ValueError, match="one class"):
+            make().fit(X_in, y_in)
+    assert [w.filename for w in record if "unlabeled=None" in str(w.message)] == [__file__]

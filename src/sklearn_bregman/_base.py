@@ -31,8 +31,8 @@ from ._factors import LowRankFactor
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .constraints import (
     _check_labels,
-    _pairs_from_labels,
-    check_pairs,
+    _LabelIndex,
+    _pairs_of_fit,
     pair_sqdist,
     set_pair_bounds,
 )
@@ -197,22 +197,12 @@ def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
     unset are filled by the estimator's ``bounds`` rule, measured on the rows
     of ``G`` under the prior ``M0``.
     """
-    if constraints is not None:
-        pairs = check_pairs(constraints, n_samples)
-        source = "constraints"
-    elif y is None:
-        raise ValueError(
-            f"{type(estimator).__name__} requires y to be passed, but the target y is "
-            "None. Pass class labels y, or pair constraints with constraints=..."
-        )
-    else:
-        # stacklevel 6: the user's fit call (through scikit-learn's _fit_context)
-        pairs = _pairs_from_labels(_check_labels(y, n_samples), estimator.n_constraints,
-                                   unlabeled=estimator.unlabeled, random_state=rng,
-                                   stacklevel=6)
-        # errors about them name what the user passed: labels, not constraints
-        source = (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
-                  f"epsilon={estimator.epsilon})")
+    # stacklevel 7: the {-1, +1} labels warning points at the user's fit call
+    # (_labeled, _LabelIndex, the lambda, _pairs_of_fit, this, fit, and
+    # scikit-learn's _fit_context below it)
+    pairs, source = _pairs_of_fit(
+        estimator, y, constraints, n_samples, rng,
+        lambda y: _LabelIndex(_check_labels(y, n_samples), estimator.unlabeled, 7))
     return set_pair_bounds(
         pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
         source=source,

@@ -417,12 +417,7 @@ class DaskFactor:
         rounds = []
         pivots = np.empty(0, dtype=np.int64)
         stats = _per_chunk(_chunk_stats, d)
-        trace0 = float(stats[:, 0].sum())
-        if not np.isfinite(trace0):
-            raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing "
-                             "to factor.")
-        self._diag_max = float(stats[:, 1].max())
-        floor = _FLOOR * max(self._diag_max, np.finfo(float).tiny)
+        trace0, floor = self._start(stats)
         residual = [trace0]
         k = 0
         while k < max_rank and residual[-1] > self.tol * trace0:
@@ -484,12 +479,7 @@ class DaskFactor:
                             chunks=(X.chunks[0], (1,))).persist()
         offsets = _offsets(X.chunks[0])
         stats = _per_chunk(_column_stats, S)
-        trace0 = float(stats[:, 0].sum())
-        if not np.isfinite(trace0):
-            raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing "
-                             "to factor.")
-        self._diag_max = float(stats[:, 1].max())
-        floor = 1e-12 * max(self._diag_max, np.finfo(float).tiny)
+        trace0, floor = self._start(stats)
         residual = [trace0]
         self.column_norms_ = []
         pivots = []
@@ -517,6 +507,18 @@ class DaskFactor:
         self._state = S[:, :k]
         pivots = np.array(pivots, dtype=np.int64)
         self._finish(X, pivots, residual, diag, gather(X, pivots) if k else None)
+
+    def _start(self, stats):
+        """The trace of the clipped diagonal and the residual below which a
+        point is numerically dependent on the pivots (1e-12 of the largest
+        diagonal entry, as in memory), from the first per-chunk statistics
+        (sum and largest value per chunk)."""
+        trace0 = float(stats[:, 0].sum())
+        if not np.isfinite(trace0):
+            raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing "
+                             "to factor.")
+        self._diag_max = float(stats[:, 1].max())
+        return trace0, _FLOOR * max(self._diag_max, np.finfo(float).tiny)
 
     def _finish(self, X, pivots, residual, diag, X_pivots):
         self.rank_ = pivots.shape[0]
@@ -711,7 +713,7 @@ def _nth(y, classes, unlabeled, k, local):
     return out
 
 
-def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None):
+def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None, *, stacklevel):
     """The constraint set of a fit on dask data, and the rows it touches.
 
     As :func:`sklearn_bregman._base.resolve_pair_constraints`, with the same
@@ -719,6 +721,8 @@ def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None):
     dask array or in memory) without collecting them; then the rows of G
     that they (and the random pairs of ``bounds='percentile'``) touch are
     gathered once by ``rows(idx)``, and the bounds set on them.
+    ``stacklevel``: the frames from the caller up to the user's ``fit``
+    call, where the warning about {-1, +1} labels points.
 
     Returns
     -------
@@ -731,34 +735,25 @@ def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None):
     from .constraints import (
         PairConstraints,
         _check_labels,
-        _draw_label_pairs,
         _LabelIndex,
+        _pairs_of_fit,
         _percentile_pairs,
         _percentiles,
-        check_pairs,
         pair_sqdist,
         set_pair_bounds,
     )
 
-    name = type(estimator).__name__
-    if constraints is not None:
-        pairs = check_pairs(constraints, n)
-        source = "constraints"
-    elif y is None:
-        raise ValueError(
-            f"{name} requires y to be passed, but the target y is None. Pass class "
-            "labels y, or pair constraints with constraints=..."
-        )
-    else:
-        if is_dask_array(y):
-            if y.shape[0] != n:
-                raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
-            index = DaskLabelIndex(y, estimator.unlabeled, stacklevel=6)
-        else:
-            index = _LabelIndex(_check_labels(y, n), estimator.unlabeled, stacklevel=6)
-        pairs = _draw_label_pairs(index, estimator.n_constraints, rng)
-        source = (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
-                  f"epsilon={estimator.epsilon})")
+    def label_index(y):
+        # the {-1, +1} labels warning points at the user's fit call: _labeled,
+        # the index, this, _pairs_of_fit, resolve_pairs_dask, then
+        # ``stacklevel`` frames
+        if not is_dask_array(y):
+            return _LabelIndex(_check_labels(y, n), estimator.unlabeled, stacklevel + 4)
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
+        return DaskLabelIndex(y, estimator.unlabeled, stacklevel + 4)
+
+    pairs, source = _pairs_of_fit(estimator, y, constraints, n, rng, label_index)
     bounds = estimator.bounds
     percentile = (np.isnan(pairs.bound).any() and isinstance(bounds, str)
                   and bounds == "percentile")

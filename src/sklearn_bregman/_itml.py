@@ -219,8 +219,9 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             rng = check_random_state(self.random_state)
             check_scale(largest_squared_norm(X), type(self).__name__)
             A0 = self._prior_metric(X)
+            # stacklevel 3: fit, scikit-learn's _fit_context, the user's call
             pairs, local, X = resolve_pairs_dask(self, y, constraints, X.shape[0], rng,
-                                                 partial(gather, X), M0=A0)
+                                                 partial(gather, X), M0=A0, stacklevel=3)
         else:
             X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
             rng = check_random_state(self.random_state)

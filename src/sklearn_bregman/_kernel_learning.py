@@ -203,8 +203,9 @@ class _BaseKernelLearner(FactorLearner):
         self.factor_ = factor
         self.rank_ = factor.rank_
         self.pivots_ = factor.pivots_
+        # stacklevel 4: this, fit, scikit-learn's _fit_context, the user's call
         pairs, local, G_t = resolve_pairs_dask(self, y, constraints, X.shape[0], rng,
-                                               factor.rows)
+                                               factor.rows, stacklevel=4)
         skipped = check_pair_bounds(local, G_t)
         result, metric = self._learn(G_t, local, skipped, rng,
                                      basis=partial(_basis_of, factor, G_t))

@@ -677,6 +677,28 @@ class _LabelIndex:
         return self._idx, self._y_enc
 
 
+def _pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
+    """The pairs of a learner's ``fit`` and their source (for messages).
+
+    ``constraints`` wins when given (``y`` is then free for later steps of a
+    pipeline); otherwise pairs are drawn from the labels ``y`` by
+    :func:`_draw_label_pairs` on ``label_index(y)`` (a :class:`_LabelIndex`,
+    or its dask counterpart).  ``estimator`` gives its name and its
+    ``n_constraints``, ``bounds`` and ``epsilon``.
+    """
+    if constraints is not None:
+        return check_pairs(constraints, n_samples), "constraints"
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is "
+            "None. Pass class labels y, or pair constraints with constraints=..."
+        )
+    pairs = _draw_label_pairs(label_index(y), estimator.n_constraints, rng)
+    # errors about them name what the user passed: labels, not constraints
+    return pairs, (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
+                   f"epsilon={estimator.epsilon})")
+
+
 def _draw_label_pairs(labels, n_constraints, rng):
     """Pairs drawn from the labels of a :class:`_LabelIndex` (or of its dask
     counterpart): same-class pairs and different-class pairs, half each."""
