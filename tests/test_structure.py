@@ -84,6 +84,31 @@ def test_engine_is_entered_through_its_package_only():
     assert not offenders
 
 
+def _private_sklearn_imports(path):
+    """``(module, name)`` of every private scikit-learn name a file imports: a
+    module with a component starting with ``_`` or a name starting with one."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module and (
+                node.module == "sklearn" or node.module.startswith("sklearn.")):
+            private_module = any(part.startswith("_") for part in node.module.split("."))
+            found += [(node.module, a.name) for a in node.names
+                      if private_module or a.name.startswith("_")]
+        elif isinstance(node, ast.Import):
+            found += [(a.name, "") for a in node.names if a.name.startswith("sklearn.")
+                      and any(part.startswith("_") for part in a.name.split("."))]
+    return found
+
+
+def test_private_scikit_learn_names_enter_through_one_module():
+    offenders = {name: found for name, path in _modules().items()
+                 if name != "sklearn_bregman._sklearn_compat"
+                 and (found := _private_sklearn_imports(path))}
+    assert not offenders
+    # and the door itself does use them (the check above reads real imports)
+    assert _private_sklearn_imports(PACKAGE / "_sklearn_compat.py")
+
+
 def test_internal_modules_are_private():
     top = {p.stem for p in PACKAGE.glob("*.py")}
     assert {m for m in top if not m.startswith("_")} | {"__init__"} == PUBLIC_MODULES

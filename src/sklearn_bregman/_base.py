@@ -18,17 +18,13 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import (
-    check_is_fitted,
-    check_memory,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, check_memory, validate_data
 
 from ._dask import check_dask_array, is_dask_array, map_rows
 from ._engine import ZERO_LENGTH_RTOL, max_squared_norm, zero_length_pairs
 from ._factors import LowRankFactor
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
+from ._sklearn_compat import HasMethods, Interval, StrOptions
 from .constraints import (
     _check_labels,
     _LabelIndex,

@@ -4,10 +4,9 @@ from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
+from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dask import (
@@ -21,6 +20,7 @@ from ._dask import (
 from ._dask_kmeans import kmeans_dask
 from ._factors import LowRankFactor, _power_of_two_below
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
+from ._sklearn_compat import Interval, StrOptions, fit_context
 
 __all__ = ["KernelKMeans"]
 
@@ -155,7 +155,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Cluster ``X`` (or the kernel matrix ``X`` if precomputed).
 

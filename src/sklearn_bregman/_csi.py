@@ -11,13 +11,7 @@ compiled steps are in ``_engine/_csi.pyx``.  This module holds the estimator.
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-    _fit_context,
-)
-from sklearn.utils._param_validation import Interval
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._dask import (
@@ -29,6 +23,7 @@ from ._dask import (
 )
 from ._factors import PivotMap, _targets, cholesky_side_information
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed, kernel_source
+from ._sklearn_compat import Interval, fit_context
 
 __all__ = ["CSIDecomposition"]
 
@@ -159,7 +154,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self.center = center
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Choose the pivots and build the factor.
 

@@ -16,10 +16,8 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
@@ -40,6 +38,7 @@ from ._engine import (
     warn_zero_length,
     zero_length_pairs,
 )
+from ._sklearn_compat import Interval, StrOptions, fit_context
 from .constraints import check_pairs
 
 __all__ = ["DefiniteBoost"]
@@ -272,7 +271,7 @@ class DefiniteBoost(FactorLearner):
         self.verbose = verbose
         self.memory = memory
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None):
         """Learn the trace-one kernel from labels ``y`` or pair ``constraints``.
 
@@ -319,7 +318,7 @@ class DefiniteBoost(FactorLearner):
         self._set_kernel_attributes()
         return self
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, distances=None):
         """One MEG pass (Tsuda et al. eq. 4 / 7) over a batch of distance examples.
 

@@ -35,7 +35,6 @@ from scipy import linalg
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _num_samples
 
 from ._engine import (
     cholesky_append,
@@ -55,6 +54,7 @@ from ._kernels import (
     kernel_source,
     pivot_columns,
 )
+from ._sklearn_compat import num_samples
 
 __all__ = ["CSIResult", "LowRankFactor", "PivotMap", "SpectralFactor",
            "cholesky_side_information", "pivoted_cholesky", "randomly_pivoted_cholesky",
@@ -736,10 +736,10 @@ class LowRankFactor:
                 "chooses the pivots with the class labels (with constraints=..., pass "
                 "the labels as y as well)."
             )
-        if self.method == "csi" and _num_samples(y) != n:
+        if self.method == "csi" and num_samples(y) != n:
             raise ValueError(
                 f"low_rank='csi' chooses the pivots with the labels y, but y has "
-                f"{_num_samples(y)} entries and X has {n} samples."
+                f"{num_samples(y)} entries and X has {n} samples."
             )
         if self.kernel == "linear" and self.method != "csi":
             # G0 is X (or X V): finite, but the kernel X X' may not be; its

@@ -9,20 +9,9 @@ from functools import partial
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import (
-    BaseEstimator,
-    ClassNamePrefixFeaturesOutMixin,
-    TransformerMixin,
-    _fit_context,
-)
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import (
-    check_array,
-    check_is_fitted,
-    check_symmetric,
-    validate_data,
-)
+from sklearn.utils.validation import check_array, check_is_fitted, check_symmetric, validate_data
 
 from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
@@ -44,6 +33,7 @@ from ._dask import (
     resolve_pairs_dask,
 )
 from ._engine import pair_projections
+from ._sklearn_compat import StrOptions, fit_context
 
 
 class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -189,7 +179,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.random_state = random_state
         self.verbose = verbose
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None):
         """Learn the metric from labels ``y`` or from pair ``constraints``.
 

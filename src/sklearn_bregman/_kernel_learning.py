@@ -19,9 +19,7 @@ from functools import partial
 from numbers import Real
 
 import numpy as np
-from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from ._base import (
@@ -43,6 +41,7 @@ from ._dask import (
 )
 from ._engine import linear_projections, pair_projections
 from ._rows import ROW_KINDS, as_constraint_list, build_rows, check_row_indices
+from ._sklearn_compat import Interval, StrOptions, fit_context
 from .constraints import (
     PairConstraints,
     TripletConstraints,
@@ -102,7 +101,7 @@ class _BaseKernelLearner(FactorLearner):
         self.verbose = verbose
         self.memory = memory
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None, triplets=None):
         """Learn the kernel from labels ``y`` or from ``constraints``.
 

@@ -18,8 +18,9 @@ import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_symmetric
+
+from ._sklearn_compat import Interval, StrOptions
 
 KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
 

@@ -18,12 +18,8 @@ from scipy import sparse
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils._param_validation import (
-    Interval,
-    InvalidParameterError,
-    StrOptions,
-    validate_params,
-)
+
+from ._sklearn_compat import Interval, InvalidParameterError, StrOptions, validate_params
 
 __all__ = ["kernel_kmeans_scorer", "knn_scorer"]
 

@@ -29,11 +29,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import BaseEstimator, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, validate_data
 
 from ._engine import logdet_nearest_correlation, vonneumann_nearest_correlation
+from ._sklearn_compat import Interval, StrOptions, fit_context
 
 __all__ = ["NearestCorrelation"]
 
@@ -199,7 +199,7 @@ class NearestCorrelation(BaseEstimator):
         self.max_iter = max_iter
         self.verbose = verbose
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, C, y=None):
         """Find the nearest correlation matrix to the start built from ``C``.
 

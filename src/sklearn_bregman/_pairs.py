@@ -11,13 +11,13 @@ constraints, and a held-out pair is scored by its learned squared distance.
 from numbers import Real
 
 import numpy as np
-from sklearn.base import _fit_context, clone
+from sklearn.base import clone
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from ._sklearn_compat import HasMethods, Interval, StrOptions, fit_context
 from ._tuples import TupleMetaEstimator, unique_points
 from .constraints import PairConstraints
 
@@ -131,7 +131,7 @@ class PairClassifier(TupleMetaEstimator):
 
     # -- fit -----------------------------------------------------------------
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, pairs, y):
         """Fit the inner learner with the pairs as constraints.
 

@@ -16,17 +16,16 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
     TransformerMixin,
-    _fit_context,
 )
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._base import check_factor_scale, components_from_metric, mapped
 from ._engine import triplet_projections
 from ._factors import SpectralFactor
 from ._kernels import KernelParamsMixin, kernel_parameters
+from ._sklearn_compat import Interval, StrOptions, fit_context
 from .constraints import TripletConstraints, _triplets_from_labels, check_triplet_constraints
 
 __all__ = ["SKLRClusterer"]
@@ -239,7 +238,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         self.random_state = random_state
         self.verbose = verbose
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, triplets=None, equal_triplets=None):
         """Learn the kernel from labels or triplets, and cluster.
 

@@ -10,10 +10,10 @@ in the learned kernel.
 """
 
 import numpy as np
-from sklearn.base import _fit_context, clone
-from sklearn.utils._param_validation import HasMethods
+from sklearn.base import clone
 from sklearn.utils.validation import column_or_1d
 
+from ._sklearn_compat import HasMethods, fit_context
 from ._tuples import TupleMetaEstimator
 
 __all__ = ["TripletClassifier"]
@@ -112,7 +112,7 @@ class TripletClassifier(TupleMetaEstimator):
 
     # -- fit -----------------------------------------------------------------
 
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(prefer_skip_nested_validation=False)
     def fit(self, triplets, y=None):
         """Fit the inner learner with the triplets as constraints.
 

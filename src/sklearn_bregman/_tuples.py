@@ -11,7 +11,9 @@ through the fitted learner.
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
-from sklearn.utils.validation import _is_arraylike_not_scalar, check_array, check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ._sklearn_compat import is_arraylike_not_scalar
 
 __all__ = ["TupleMetaEstimator", "unique_points"]
 
@@ -61,7 +63,7 @@ class TupleMetaEstimator(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
         elif idx.dtype.kind not in "iu":
             raise ValueError(f"{name}: indices must be integers; got dtype {idx.dtype}.")
         idx = idx.astype(np.intp)
-        if _is_arraylike_not_scalar(self.preprocessor):
+        if is_arraylike_not_scalar(self.preprocessor):
             n = len(self.preprocessor)
             bad = np.flatnonzero(((idx < 0) | (idx >= n)).any(1))
             if bad.size:

@@ -16,9 +16,10 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
+
+from ._sklearn_compat import Interval, StrOptions, validate_params
 
 __all__ = [
     "LinearConstraints",
