@@ -13,6 +13,7 @@ from sklearn_bregman.constraints import (
     equal_triplets_from_labels,
     pair_sqdist,
     pairs_from_labels,
+    relative_from_labels,
     set_pair_bounds,
     triplets_from_labels,
 )
@@ -81,7 +82,7 @@ def test_plus_minus_one_labels_warn_and_unlabeled_none_keeps_them():
 
 
 @pytest.mark.parametrize("draw", [pairs_from_labels, triplets_from_labels,
-                                  equal_triplets_from_labels])
+                                  equal_triplets_from_labels, relative_from_labels])
 def test_plus_minus_one_warning_points_at_the_caller(draw):
     y = np.array([-1, 1] * 10)
     with pytest.warns(UserWarning, match="unlabeled=None") as record:

@@ -227,3 +227,14 @@ def test_memory_caches_the_factor_across_slack(tmp_path, Learner):
         warnings.simplefilter("ignore", ConvergenceWarning)
         gs.fit(X, y)
     assert _cache_entries(tmp_path) == 2 + 4 + (gs.best_params_["gamma"] != 0.3)
+
+
+@pytest.mark.parametrize("label_constraints", ["pairs", "relative"])
+def test_plus_minus_one_warning_points_at_the_fit_call(label_constraints):
+    X = np.random.RandomState(0).randn(40, 3)
+    y = np.array([-1, 1] * 20)
+    learner = LogDetKernelLearner(label_constraints=label_constraints, random_state=0)
+    with pytest.warns(UserWarning, match="unlabeled=None") as record:
+        with pytest.raises(ValueError, match="one class"):
+            learner.fit(X, y)
+    assert [w.filename for w in record if "unlabeled=None" in str(w.message)] == [__file__]

@@ -367,7 +367,7 @@ def test_labels_on_data_out_of_range_blame_the_data(Learner, factor, what, blobs
 
 
 def test_bounds_drawn_from_labels_are_named_as_such(blobs):
-    from sklearn_bregman._base import resolve_pair_constraints
+    from sklearn_bregman._resolve import resolve_pair_constraints
     X, y = blobs
     itml = ITMLTransformer(bounds="relative", n_constraints=500)
     # two far points of different classes: their squared distance (1.6e308)

@@ -229,7 +229,7 @@ def test_equal_triplets_capped_at_exactly_the_number_available(seed, mode):
 
 
 def test_number_of_equal_triplets_is_exact_beyond_int64():
-    from sklearn_bregman.constraints import _n_equal_triplets
+    from sklearn_bregman._labels import n_equal_triplets as _n_equal_triplets
 
     counts = np.full(50, 10**6, dtype=np.int64)
     same, diff = _n_equal_triplets(counts)

@@ -7,9 +7,9 @@
 - :class:`FactorLearner`, the base of the learners that work on a low-rank
   factor (the kernel learners and DefiniteBoost): the initial factor,
   ``transform``, ``learned_kernel`` and the tags;
-- the constraint set of a ``fit`` call (:func:`resolve_pair_constraints`),
-  the fitted attributes every pair learner shares, and the checks of the
-  data's scale and of ``transform``'s output.
+- the fitted attributes every pair learner shares, and the checks of the
+  data's scale and of ``transform``'s output (the constraint set of a
+  ``fit`` call is :mod:`sklearn_bregman._resolve`'s).
 """
 
 from functools import partial
@@ -21,17 +21,10 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, check_memory, validate_data
 
 from ._dask import check_dask_array, is_dask_array, map_rows
-from ._engine import ZERO_LENGTH_RTOL, max_squared_norm, zero_length_pairs
+from ._engine import max_squared_norm
 from ._factors import LowRankFactor
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from ._sklearn_compat import HasMethods, Interval, StrOptions
-from .constraints import (
-    _check_labels,
-    _LabelIndex,
-    _pairs_of_fit,
-    pair_sqdist,
-    set_pair_bounds,
-)
 
 #: Parameter constraints common to every learner driven by pair constraints
 #: (scikit-learn's declarative validation, checked once at the top of fit).
@@ -183,77 +176,6 @@ def _map_through(factor, components, owner, X):
     estimator or its name, for the error message)."""
     with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
         return mapped(factor.transform(X) @ components.T, owner, X)
-
-
-def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
-    """The validated constraint set of a ``fit`` call, with every bound set.
-
-    ``constraints`` wins when given (``y`` is then free for later steps of a
-    pipeline); otherwise pairs are drawn from the labels ``y``.  Bounds left
-    unset are filled by the estimator's ``bounds`` rule, measured on the rows
-    of ``G`` under the prior ``M0``.
-    """
-    # stacklevel 7: the {-1, +1} labels warning points at the user's fit call
-    # (_labeled, _LabelIndex, the lambda, _pairs_of_fit, this, fit, and
-    # scikit-learn's _fit_context below it)
-    pairs, source = _pairs_of_fit(
-        estimator, y, constraints, n_samples, rng,
-        lambda y: _LabelIndex(_check_labels(y, n_samples), estimator.unlabeled, 7))
-    return set_pair_bounds(
-        pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
-        source=source,
-    )
-
-
-def check_pair_bounds(pairs, G, M0=None):
-    """Refuse similar-pair bounds that no positive definite metric can meet.
-
-    The check of :func:`check_similar_bounds` on the pairs of non-zero
-    length in ``G`` (the others are skipped by the engine), with their
-    squared distances under the prior ``M0`` (``None``: the identity) as
-    the initial ones.  Called by the sweep learners before the engine runs.
-
-    Returns
-    -------
-    skipped : ndarray of shape (n_constraints,), bool
-        The zero-length pairs, for the engine's ``skip`` (no second pass).
-    """
-    v2 = pair_sqdist(G, pairs.i, pairs.j)
-    skipped = zero_length_pairs(G, pairs.i, pairs.j, sqdist=v2)
-    d0 = v2 if M0 is None else pair_sqdist(G, pairs.i, pairs.j, M0)
-    check_similar_bounds(pairs, np.flatnonzero(~skipped), d0)
-    return skipped
-
-
-def check_similar_bounds(constraints, active, d0=None):
-    """A similar pair of non-zero length with bound 0 cannot be met by an SPD M.
-
-    With ``d0``, the pairs' initial squared distances, a bound below
-    ``ZERO_LENGTH_RTOL * d0`` is refused too: it asks to shrink the pair by a
-    factor beyond what double precision resolves (the learned distances of
-    such a pair are rounding noise of the others).
-    """
-    sel = active[(constraints.sign[active] > 0) & (constraints.bound[active] <= 0)]
-    if sel.size:
-        k = sel[0]
-        raise ValueError(
-            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
-            "distance of two distinct points "
-            f"({constraints.i[k]}, {constraints.j[k]}) to be <= 0, which no positive "
-            "definite metric satisfies; similar pairs need a positive bound."
-        )
-    if d0 is None:
-        return
-    sim = active[constraints.sign[active] > 0]
-    sel = sim[constraints.bound[sim] <= ZERO_LENGTH_RTOL * d0[sim]]
-    if sel.size:
-        k = sel[0]
-        raise ValueError(
-            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
-            f"distance of points ({constraints.i[k]}, {constraints.j[k]}) to shrink from "
-            f"{d0[k]:.4g} to <= {constraints.bound[k]:.4g}, by a factor beyond what double "
-            f"precision resolves (more than 1/{ZERO_LENGTH_RTOL:g}); use a larger bound."
-        )
 
 
 def check_factor_scale(G, owner):

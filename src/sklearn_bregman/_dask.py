@@ -19,11 +19,12 @@ O(r^2), the pivots' rows and a few numbers per chunk:
   the diagonal, one pass per pivot: its chunks of ``[G0 | d]`` stay on the
   workers (O(n r) memory there).  The linear kernel is ``X`` itself.
 - :class:`DaskLabelIndex` answers the questions of drawing pairs from labels
-  (:func:`sklearn_bregman.constraints._draw_label_pairs`: how many of each
+  (:func:`sklearn_bregman._labels.draw_label_pairs`: how many of each
   class, the a-th sample of class k) with per-chunk counts and small
   per-chunk tasks, so the same pairs are drawn as in memory.
-- :func:`fit_pairs_dask` gathers the rows of G0 that the constraints touch,
-  once, and hands them to the r x r engine where it runs today.
+- :func:`sklearn_bregman._resolve.resolve_pairs_dask` gathers the rows of G0
+  that the constraints touch, once, and hands them to the r x r engine where
+  it runs today.
 - Outputs (``embedding_``, ``transform``, ``predict``) are lazy dask arrays
   mapped block by block (:func:`map_rows`).
 
@@ -44,11 +45,10 @@ from ._factors import (
     _rejection_cholesky,
 )
 from ._kernels import kernel_column, kernel_columns, kernel_diagonal
-from .constraints import _labeled
+from ._labels import encode_labels
 
 __all__ = ["DaskFactor", "DaskLabelIndex", "check_dask_array", "check_finite_chunks",
-           "fits_on_workers", "gather", "is_dask_array", "largest_squared_norm", "map_rows",
-           "resolve_pairs_dask"]
+           "fits_on_workers", "gather", "is_dask_array", "largest_squared_norm", "map_rows"]
 
 
 def is_dask_array(X):
@@ -612,10 +612,10 @@ def _check_rank(rank, limit, what):
 class DaskLabelIndex:
     """Where the labeled samples of each class are, for labels in a dask array.
 
-    Answers the questions of :class:`sklearn_bregman.constraints._LabelIndex`
+    Answers the questions of :class:`sklearn_bregman._labels.LabelIndex`
     from per-chunk class counts (the client holds chunks x classes integers)
     and small per-chunk tasks, so that
-    :func:`~sklearn_bregman.constraints._draw_label_pairs` draws the same
+    :func:`~sklearn_bregman._labels.draw_label_pairs` draws the same
     pairs as from the labels in memory.
     """
 
@@ -631,7 +631,7 @@ class DaskLabelIndex:
         present = np.unique(np.concatenate(dask.compute(*[dask.delayed(np.unique)(b)
                                                           for b in _blocks(y)])))
         # the checks and the warning of the in-memory labels, on the distinct ones
-        _, _, self.classes, _ = _labeled(present, unlabeled, stacklevel + 1)
+        _, _, self.classes, _ = encode_labels(present, unlabeled, stacklevel + 1)
         self.n = y.shape[0]
         self._offsets = _offsets(y.chunks[0])
         per_chunk = np.array(dask.compute(*[
@@ -711,66 +711,3 @@ def _nth(y, classes, unlabeled, k, local):
         sel = k == kk
         out[sel] = np.flatnonzero(codes == kk)[local[sel]]
     return out
-
-
-def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None, *, stacklevel):
-    """The constraint set of a fit on dask data, and the rows it touches.
-
-    As :func:`sklearn_bregman._base.resolve_pair_constraints`, with the same
-    draws from ``rng``: the pairs given, or drawn from the labels ``y`` (a
-    dask array or in memory) without collecting them; then the rows of G
-    that they (and the random pairs of ``bounds='percentile'``) touch are
-    gathered once by ``rows(idx)``, and the bounds set on them.
-    ``stacklevel``: the frames from the caller up to the user's ``fit``
-    call, where the warning about {-1, +1} labels points.
-
-    Returns
-    -------
-    pairs : PairConstraints
-        With the training rows' indices and every bound set.
-    local : PairConstraints
-        The same with indices into ``G_t``.
-    G_t : ndarray of shape (n_touched, r)
-    """
-    from .constraints import (
-        PairConstraints,
-        _check_labels,
-        _LabelIndex,
-        _pairs_of_fit,
-        _percentile_pairs,
-        _percentiles,
-        pair_sqdist,
-        set_pair_bounds,
-    )
-
-    def label_index(y):
-        # the {-1, +1} labels warning points at the user's fit call: _labeled,
-        # the index, this, _pairs_of_fit, resolve_pairs_dask, then
-        # ``stacklevel`` frames
-        if not is_dask_array(y):
-            return _LabelIndex(_check_labels(y, n), estimator.unlabeled, stacklevel + 4)
-        if y.shape[0] != n:
-            raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
-        return DaskLabelIndex(y, estimator.unlabeled, stacklevel + 4)
-
-    pairs, source = _pairs_of_fit(estimator, y, constraints, n, rng, label_index)
-    bounds = estimator.bounds
-    percentile = (np.isnan(pairs.bound).any() and isinstance(bounds, str)
-                  and bounds == "percentile")
-    extra = _percentile_pairs(n, rng) if percentile else ()
-    touched = np.unique(np.concatenate([pairs.i, pairs.j, *extra]))
-    G_t = rows(touched)
-
-    def local_index(a):
-        return np.searchsorted(touched, a)
-
-    local = PairConstraints._from_valid(local_index(pairs.i), local_index(pairs.j),
-                                        pairs.sign, pairs.bound)
-    if percentile:
-        bounds = _percentiles(pair_sqdist(G_t, local_index(extra[0]),
-                                          local_index(extra[1]), M0), 5.0, 95.0)
-    local = set_pair_bounds(local, G_t, M0, bounds=bounds, epsilon=estimator.epsilon,
-                            random_state=rng, source=source)
-    pairs = PairConstraints._from_valid(pairs.i, pairs.j, pairs.sign, local.bound)
-    pairs.source = source
-    return pairs, local, G_t

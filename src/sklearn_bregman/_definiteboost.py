@@ -22,11 +22,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import (
     FactorLearner,
-    check_similar_bounds,
     components_from_metric,
     metric_from_log,
     orthonormal_basis,
-    resolve_pair_constraints,
 )
 from ._engine import (
     ProjectionResult,
@@ -38,6 +36,7 @@ from ._engine import (
     warn_zero_length,
     zero_length_pairs,
 )
+from ._resolve import check_similar_bounds, resolve_pair_constraints
 from ._sklearn_compat import Interval, StrOptions, fit_context
 from .constraints import check_pairs
 

@@ -17,10 +17,8 @@ from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
     SWEEP_PARAMETERS,
     check_factor_scale,
-    check_pair_bounds,
     check_scale,
     mapped,
-    resolve_pair_constraints,
     set_pair_fit_attributes,
 )
 from ._dask import (
@@ -30,9 +28,9 @@ from ._dask import (
     is_dask_array,
     largest_squared_norm,
     map_rows,
-    resolve_pairs_dask,
 )
 from ._engine import pair_projections
+from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs_dask
 from ._sklearn_compat import StrOptions, fit_context
 
 

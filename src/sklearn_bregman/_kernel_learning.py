@@ -25,11 +25,9 @@ from sklearn.utils.validation import validate_data
 from ._base import (
     SWEEP_PARAMETERS,
     FactorLearner,
-    check_pair_bounds,
     check_scale,
     metric_from_log,
     orthonormal_basis,
-    resolve_pair_constraints,
     set_pair_fit_attributes,
 )
 from ._dask import (
@@ -37,18 +35,13 @@ from ._dask import (
     check_dask_array,
     check_finite_chunks,
     is_dask_array,
-    resolve_pairs_dask,
 )
 from ._engine import linear_projections, pair_projections
+from ._labels import check_labels, outlier_triplets
+from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs_dask
 from ._rows import ROW_KINDS, as_constraint_list, build_rows, check_row_indices
 from ._sklearn_compat import Interval, StrOptions, fit_context
-from .constraints import (
-    PairConstraints,
-    TripletConstraints,
-    _check_labels,
-    _relative_from_labels,
-    check_triplets,
-)
+from .constraints import PairConstraints, RelativeConstraints, TripletConstraints, check_triplets
 
 __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 
@@ -154,9 +147,12 @@ class _BaseKernelLearner(FactorLearner):
             con_list = [t] if constraints is None else (
                 (con_list or [constraints]) + [t])
         elif constraints is None and y is not None and self.label_constraints == "relative":
-            con_list = [_relative_from_labels(
-                _check_labels(y, n), self.n_constraints, ratio=self.ratio,
-                unlabeled=self.unlabeled, random_state=rng, stacklevel=6)]
+            # stacklevel 5: encode_labels, outlier_triplets, this, _fit_context, the
+            # user's call
+            t = outlier_triplets(check_labels(y, n), self.n_constraints,
+                                 unlabeled=self.unlabeled, random_state=rng, stacklevel=5)
+            con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
+                                            ratio=self.ratio)]
         if con_list is None or (len(con_list) == 1
                                 and isinstance(con_list[0], PairConstraints)):
             # pairs alone: the specialised pair sweep, and eq. 22's slack

@@ -25,8 +25,9 @@ from ._base import check_factor_scale, components_from_metric, mapped
 from ._engine import triplet_projections
 from ._factors import SpectralFactor
 from ._kernels import KernelParamsMixin, kernel_parameters
+from ._labels import outlier_triplets
 from ._sklearn_compat import Interval, StrOptions, fit_context
-from .constraints import TripletConstraints, _triplets_from_labels, check_triplet_constraints
+from .constraints import TripletConstraints, check_triplet_constraints
 
 __all__ = ["SKLRClusterer"]
 
@@ -317,7 +318,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
         if self.unlabeled is not None and np.all(y == self.unlabeled):
             return TripletConstraints()  # nothing labeled: unsupervised
-        return TripletConstraints(_triplets_from_labels(
+        return TripletConstraints(outlier_triplets(
             y, self.n_triplets, unlabeled=self.unlabeled, random_state=rng))
 
     def fit_predict(self, X, y=None, triplets=None, equal_triplets=None):

@@ -10,6 +10,7 @@ a unit diagonal) hold the compiled sweeps (every projection of one pass over
 the constraints, in C; vector kernels in the ``.h`` files), ``_csi.pyx`` the
 compiled steps of Cholesky with side information (``_testing.pyx`` exposes
 compiled internals to the tests only and is not exported here);
+:mod:`._geometry` computes squared distances of pairs of rows,
 :mod:`._linear_rows` sets up the sweeps on general linear rows and
 :mod:`._unit_diagonal` those onto a unit diagonal;
 :mod:`._driver` runs sweeps until the dual variables stop moving and the
@@ -40,6 +41,7 @@ from ._driver import (
     warn_zero_length,
     zero_length_pairs,
 )
+from ._geometry import pair_sqdist
 from ._linear_rows import LinearRows, linear_projections, row_values
 from ._unit_diagonal import logdet_nearest_correlation, vonneumann_nearest_correlation
 
@@ -58,6 +60,7 @@ __all__ = [
     "meg_steps",
     "moderate_state",
     "move_pivot",
+    "pair_sqdist",
     "pair_projections",
     "qr_append",
     "relative_gap",

@@ -21,8 +21,8 @@ from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..constraints import pair_sqdist
 from ._definiteboost import definiteboost_cyclic_sweep, definiteboost_greedy
+from ._geometry import pair_sqdist
 from ._logdet import logdet_pair_sweep
 from ._sklr import logdet_triplet_sweep
 from ._vonneumann import vonneumann_pair_sweep

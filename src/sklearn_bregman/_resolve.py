@@ -1,0 +1,170 @@
+"""The constraints of a ``fit`` call: resolved from what the user passed.
+
+A pair learner's ``fit`` takes class labels ``y`` or explicit
+``constraints``; :func:`pairs_of_fit` picks the source and draws the pairs
+from the labels, :func:`resolve_pair_constraints` then sets the bounds
+left unset by the estimator's ``bounds`` rule, measured on the initial
+factor or data, and :func:`check_pair_bounds` refuses bounds no positive
+definite metric can meet.  :func:`resolve_pairs_dask` is the same for data
+in dask chunks.  Estimator support (ARCHITECTURE.md, layer 4): it reads the
+estimator's parameters (``n_constraints``, ``bounds``, ``epsilon``,
+``unlabeled``).
+"""
+
+import numpy as np
+
+from ._bounds import percentile_pairs, percentiles, set_pair_bounds
+from ._dask import DaskLabelIndex, is_dask_array
+from ._engine import ZERO_LENGTH_RTOL, pair_sqdist, zero_length_pairs
+from ._labels import LabelIndex, check_labels, draw_label_pairs
+from .constraints import PairConstraints, check_pairs
+
+__all__ = ["check_pair_bounds", "check_similar_bounds", "pairs_of_fit",
+           "resolve_pair_constraints", "resolve_pairs_dask"]
+
+
+def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
+    """The pairs of a learner's ``fit`` and their source (for messages).
+
+    ``constraints`` wins when given (``y`` is then free for later steps of a
+    pipeline); otherwise pairs are drawn from the labels ``y`` by
+    :func:`~sklearn_bregman._labels.draw_label_pairs` on ``label_index(y)`` (a
+    :class:`~sklearn_bregman._labels.LabelIndex`,
+    or its dask counterpart).  ``estimator`` gives its name and its
+    ``n_constraints``, ``bounds`` and ``epsilon``.
+    """
+    if constraints is not None:
+        return check_pairs(constraints, n_samples), "constraints"
+    if y is None:
+        raise ValueError(
+            f"{type(estimator).__name__} requires y to be passed, but the target y is "
+            "None. Pass class labels y, or pair constraints with constraints=..."
+        )
+    i, j, sign = draw_label_pairs(label_index(y), estimator.n_constraints, rng)
+    pairs = PairConstraints._from_valid(i, j, sign, np.full(i.size, np.nan))
+    # errors about them name what the user passed: labels, not constraints
+    return pairs, (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
+                   f"epsilon={estimator.epsilon})")
+
+
+def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
+    """The validated constraint set of a ``fit`` call, with every bound set.
+
+    ``constraints`` wins when given (``y`` is then free for later steps of a
+    pipeline); otherwise pairs are drawn from the labels ``y``.  Bounds left
+    unset are filled by the estimator's ``bounds`` rule, measured on the rows
+    of ``G`` under the prior ``M0``.
+    """
+    # stacklevel 7: the {-1, +1} labels warning points at the user's fit call
+    # (encode_labels, LabelIndex, the lambda, pairs_of_fit, this, fit, and
+    # scikit-learn's _fit_context below it)
+    pairs, source = pairs_of_fit(
+        estimator, y, constraints, n_samples, rng,
+        lambda y: LabelIndex(check_labels(y, n_samples), estimator.unlabeled, 7))
+    return set_pair_bounds(
+        pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
+        source=source,
+    )
+
+
+def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None, *, stacklevel):
+    """The constraint set of a fit on dask data, and the rows it touches.
+
+    As :func:`resolve_pair_constraints`, with the same
+    draws from ``rng``: the pairs given, or drawn from the labels ``y`` (a
+    dask array or in memory) without collecting them; then the rows of G
+    that they (and the random pairs of ``bounds='percentile'``) touch are
+    gathered once by ``rows(idx)``, and the bounds set on them.
+    ``stacklevel``: the frames from the caller up to the user's ``fit``
+    call, where the warning about {-1, +1} labels points.
+
+    Returns
+    -------
+    pairs : PairConstraints
+        With the training rows' indices and every bound set.
+    local : PairConstraints
+        The same with indices into ``G_t``.
+    G_t : ndarray of shape (n_touched, r)
+    """
+    def label_index(y):
+        # the {-1, +1} labels warning points at the user's fit call: encode_labels,
+        # the index, this, pairs_of_fit, resolve_pairs_dask, then
+        # ``stacklevel`` frames
+        if not is_dask_array(y):
+            return LabelIndex(check_labels(y, n), estimator.unlabeled, stacklevel + 4)
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
+        return DaskLabelIndex(y, estimator.unlabeled, stacklevel + 4)
+
+    pairs, source = pairs_of_fit(estimator, y, constraints, n, rng, label_index)
+    bounds = estimator.bounds
+    percentile = (np.isnan(pairs.bound).any() and isinstance(bounds, str)
+                  and bounds == "percentile")
+    extra = percentile_pairs(n, rng) if percentile else ()
+    touched = np.unique(np.concatenate([pairs.i, pairs.j, *extra]))
+    G_t = rows(touched)
+
+    def local_index(a):
+        return np.searchsorted(touched, a)
+
+    local = PairConstraints._from_valid(local_index(pairs.i), local_index(pairs.j),
+                                        pairs.sign, pairs.bound)
+    if percentile:
+        bounds = percentiles(pair_sqdist(G_t, local_index(extra[0]),
+                                          local_index(extra[1]), M0), 5.0, 95.0)
+    local = set_pair_bounds(local, G_t, M0, bounds=bounds, epsilon=estimator.epsilon,
+                            random_state=rng, source=source)
+    pairs = PairConstraints._from_valid(pairs.i, pairs.j, pairs.sign, local.bound)
+    pairs.source = source
+    return pairs, local, G_t
+
+
+def check_pair_bounds(pairs, G, M0=None):
+    """Refuse similar-pair bounds that no positive definite metric can meet.
+
+    The check of :func:`check_similar_bounds` on the pairs of non-zero
+    length in ``G`` (the others are skipped by the engine), with their
+    squared distances under the prior ``M0`` (``None``: the identity) as
+    the initial ones.  Called by the sweep learners before the engine runs.
+
+    Returns
+    -------
+    skipped : ndarray of shape (n_constraints,), bool
+        The zero-length pairs, for the engine's ``skip`` (no second pass).
+    """
+    v2 = pair_sqdist(G, pairs.i, pairs.j)
+    skipped = zero_length_pairs(G, pairs.i, pairs.j, sqdist=v2)
+    d0 = v2 if M0 is None else pair_sqdist(G, pairs.i, pairs.j, M0)
+    check_similar_bounds(pairs, np.flatnonzero(~skipped), d0)
+    return skipped
+
+
+def check_similar_bounds(constraints, active, d0=None):
+    """A similar pair of non-zero length with bound 0 cannot be met by an SPD M.
+
+    With ``d0``, the pairs' initial squared distances, a bound below
+    ``ZERO_LENGTH_RTOL * d0`` is refused too: it asks to shrink the pair by a
+    factor beyond what double precision resolves (the learned distances of
+    such a pair are rounding noise of the others).
+    """
+    sel = active[(constraints.sign[active] > 0) & (constraints.bound[active] <= 0)]
+    if sel.size:
+        k = sel[0]
+        raise ValueError(
+            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
+            "distance of two distinct points "
+            f"({constraints.i[k]}, {constraints.j[k]}) to be <= 0, which no positive "
+            "definite metric satisfies; similar pairs need a positive bound."
+        )
+    if d0 is None:
+        return
+    sim = active[constraints.sign[active] > 0]
+    sel = sim[constraints.bound[sim] <= ZERO_LENGTH_RTOL * d0[sim]]
+    if sel.size:
+        k = sel[0]
+        raise ValueError(
+            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
+            f"distance of points ({constraints.i[k]}, {constraints.j[k]}) to shrink from "
+            f"{d0[k]:.4g} to <= {constraints.bound[k]:.4g}, by a factor beyond what double "
+            f"precision resolves (more than 1/{ZERO_LENGTH_RTOL:g}); use a larger bound."
+        )

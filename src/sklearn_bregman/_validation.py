@@ -1,0 +1,382 @@
+"""Validation of the constraint containers' fields: one set of rules.
+
+The containers of :mod:`sklearn_bregman.constraints` check their fields
+when they are built, and the fits that consume them check them again
+through the same functions, so that a container changed after its
+construction gets the same message as a bad one built anew.  Every message
+names the owner (the container, or the parameter a user passed) and the
+field, and the first bad row; nothing is coerced silently.
+"""
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["as_bound", "as_field", "as_indices", "as_reals", "as_sense", "as_sign",
+           "broadcast_fields", "check_bound_values", "check_linear_matrix", "field_name",
+           "first_bad_object", "plain", "read_array", "same_row", "validate_pairs",
+           "validate_triplets"]
+
+_INTP_MAX = np.iinfo(np.intp).max
+
+
+def field_name(owner, field):
+    """``'owner: field'`` (or ``'field'``): who is blamed in a message."""
+    return f"{owner}: {field}" if owner else field
+
+
+def read_array(values, field, owner):
+    """``np.asarray(values)``, with NumPy's failures turned into our messages."""
+    if isinstance(values, (dict, set, frozenset, str, bytes)):
+        raise TypeError(
+            f"{field_name(owner, field)} must be an array-like of numbers; got a "
+            f"{type(values).__name__}."
+        )
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError):
+        raise ValueError(
+            f"{field_name(owner, field)} could not be read as an array: "
+            f"{_ragged(values)}."
+        ) from None
+    if arr.dtype.kind == "O" and arr.ndim == 0:
+        raise TypeError(
+            f"{field_name(owner, field)} must be an array-like of numbers; got a "
+            f"{type(arr.item()).__name__}."
+        )
+    return arr
+
+
+def _ragged(values):
+    """Where a nested sequence that NumPy cannot read is ragged."""
+    def size(row):
+        try:
+            return len(row) if not isinstance(row, (str, bytes)) else None
+        except TypeError:
+            return None
+
+    def describe(n):
+        return ("a single value" if n is None else
+                f"{n} entr{'y' if n == 1 else 'ies'}")
+
+    try:
+        rows = list(values)
+    except TypeError:
+        return "not a sequence of numbers"
+    sizes = [size(r) for r in rows]
+    for k, n in enumerate(sizes):
+        if n != sizes[0]:
+            return f"row {k} has {describe(n)} but row 0 has {describe(sizes[0])}"
+    return "its rows have unequal lengths or do not hold numbers"
+
+
+def first_bad_object(flat):
+    """Index of the first entry of an object array that is not a real number
+    (bools excluded), or None."""
+    for k, v in enumerate(flat):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real):
+            return k
+    return None
+
+
+def plain(v):
+    """A NumPy scalar as the Python number it holds (for messages)."""
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def as_indices(arr, field, owner, rows):
+    """Integer-valued ``arr`` as intp, or a ValueError/TypeError naming
+    ``field`` and the first bad row.
+
+    Integers and integral floats are indices; booleans (a mask?), strings,
+    complex numbers, NaN, infinities, non-integral floats, negative values
+    and values beyond the platform's index range are rejected.  ``rows(k)``
+    maps a flat position to the reported row.
+    """
+    where = field_name(owner, field)
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(
+            f"{where} must hold integer sample indices; got booleans (for a mask, "
+            "pass np.flatnonzero(mask))."
+        )
+    if kind == "O":
+        flat = arr.reshape(-1)
+        k = first_bad_object(flat)
+        if k is not None:
+            raise TypeError(
+                f"{where} must hold integer sample indices; row {rows(k)} has "
+                f"{flat[k]!r}."
+            )
+        # Python numbers, compared exactly (an int may exceed any fixed dtype)
+        for k, v in enumerate(flat):
+            if isinstance(v, numbers.Integral):
+                ok = 0 <= v <= _INTP_MAX
+            else:
+                f = float(v)
+                ok = np.isfinite(f) and f == np.floor(f) and 0 <= f < _INTP_MAX
+            if not ok:
+                return _index_error(where, flat, k, rows)
+        return np.array([int(v) for v in flat], dtype=np.intp).reshape(arr.shape)
+    if kind not in "iuf":
+        raise TypeError(
+            f"{where} must hold integer sample indices; got an array of dtype "
+            f"{arr.dtype}."
+        )
+    flat = arr.reshape(-1)
+    if kind == "f":
+        with np.errstate(invalid="ignore"):
+            ok = np.isfinite(flat) & (flat == np.floor(flat)) & (flat >= 0) & \
+                (flat < float(_INTP_MAX))
+    elif kind == "u":
+        ok = flat <= _INTP_MAX
+    else:
+        ok = flat >= 0
+    if not ok.all():
+        return _index_error(where, flat, np.flatnonzero(~ok)[0], rows)
+    return arr.astype(np.intp, copy=False)
+
+
+def _index_error(where, flat, k, rows):
+    v = plain(flat[k])
+    if isinstance(v, float) and not (np.isfinite(v) and v == int(v)):
+        raise ValueError(
+            f"{where} must be integers (sample indices); row {rows(k)} has {v!r}."
+        )
+    if v < 0:
+        raise ValueError(
+            f"{where}: index out of range in row {rows(k)}: {v!r} is negative; sample "
+            "indices are >= 0."
+        )
+    raise ValueError(
+        f"{where}: index out of range in row {rows(k)}: {v!r} is too large to be a "
+        "sample index."
+    )
+
+
+def as_field(values, field, owner):
+    """A 1-D field (a scalar counts as one constraint); 2-D input is an error."""
+    arr = read_array(values, field, owner)
+    if arr.ndim == 0:
+        arr = arr.reshape(1)
+    if arr.ndim != 1:
+        raise ValueError(
+            f"{field_name(owner, field)} must be 1-D, one entry per constraint; got an "
+            f"array of shape {arr.shape}."
+        )
+    return arr
+
+
+def validate_pairs(i, j, sign, bound, owner):
+    """The fields of a pair set, validated: ``(i, j, sign, bound)`` as
+    contiguous intp, intp, int8 and float64 arrays of one length.
+
+    The one place where pair constraints are checked (the constructor of
+    :class:`PairConstraints` and :func:`check_pairs` call it); ``owner``
+    prefixes every message.  The range of the indices against a number of
+    samples is :func:`check_pairs`' job.
+    """
+    def same_row(k):  # a field's flat position is its row
+        return k
+
+    i_arr = as_field(i, "i", owner)
+    j_arr = as_field(j, "j", owner)
+    s_arr = as_field(sign, "sign", owner)
+    b_arr = None if bound is None else as_field(bound, "bound", owner)
+    lengths = [i_arr.shape[0], j_arr.shape[0], s_arr.shape[0],
+               i_arr.shape[0] if b_arr is None else b_arr.shape[0]]
+    if len(set(lengths)) != 1:
+        got = (f"{lengths[0]}, {lengths[1]} and {lengths[2]}" if b_arr is None else
+               f"{lengths[0]}, {lengths[1]}, {lengths[2]} and {lengths[3]}")
+        raise ValueError(
+            f"{field_name(owner, 'i, j and sign' if b_arr is None else 'i, j, sign and bound')} "
+            f"must have the same length (one entry per constraint); got {got}."
+        )
+    i_arr = np.ascontiguousarray(as_indices(i_arr, "i", owner, same_row))
+    j_arr = np.ascontiguousarray(as_indices(j_arr, "j", owner, same_row))
+    bad = np.flatnonzero(i_arr == j_arr)
+    if bad.size:
+        raise ValueError(
+            f"{owner + ': ' if owner else ''}row {bad[0]} joins point {i_arr[bad[0]]} "
+            "to itself (i == j)."
+        )
+    s_arr = as_sign(s_arr, owner)
+    n = i_arr.shape[0]
+    b_arr = np.full(n, np.nan) if b_arr is None else as_bound(b_arr, owner)
+    return i_arr, j_arr, s_arr, b_arr
+
+
+def as_sign(arr, owner):
+    where = field_name(owner, "sign")
+    msg = f"{where} must be +1 (similar) or -1 (dissimilar)"
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(f"{msg}; got booleans.")
+    if kind == "O":
+        k = first_bad_object(arr)
+        if k is not None:
+            raise TypeError(f"{msg}; row {k} has {arr[k]!r}.")
+        ok = np.array([v == 1 or v == -1 for v in arr], dtype=bool)
+    elif kind in "iuf":
+        ok = (arr == 1) | (arr == -1)
+    else:
+        raise TypeError(f"{msg}; got an array of dtype {arr.dtype}.")
+    if not ok.all():
+        k = np.flatnonzero(~ok)[0]
+        raise ValueError(f"{msg}; row {k} has {plain(arr[k])!r}.")
+    return np.ascontiguousarray(arr.astype(np.int8) if kind != "O" else
+                                np.array([int(v) for v in arr], dtype=np.int8))
+
+
+def as_bound(arr, owner):
+    where = field_name(owner, "bound")
+    kind = arr.dtype.kind
+    if kind == "b":
+        raise TypeError(f"{where} must hold squared distances (numbers); got booleans.")
+    if kind == "O":
+        k = first_bad_object(arr)
+        if k is not None:
+            raise TypeError(
+                f"{where} must hold squared distances (numbers, NaN for unset); row "
+                f"{k} has {arr[k]!r}."
+            )
+    elif kind not in "iuf":
+        raise TypeError(
+            f"{where} must hold squared distances (numbers); got an array of dtype "
+            f"{arr.dtype}."
+        )
+    b = np.ascontiguousarray(arr, dtype=np.float64)
+    check_bound_values(b, allow_nan=True, owner=owner)
+    return b
+
+
+def check_bound_values(bound, allow_nan, owner="constraints"):
+    """Bounds are finite and non-negative (NaN means unset if ``allow_nan``)."""
+    if not allow_nan and np.any(np.isnan(bound)):
+        k = np.flatnonzero(np.isnan(bound))[0]
+        raise ValueError(f"{owner}: every bound must be set; bound in row {k} is NaN.")
+    bad = np.flatnonzero(np.isinf(bound))
+    if bad.size:
+        raise ValueError(
+            f"{owner}: bounds must be finite (NaN for unset); bound in row {bad[0]} is "
+            f"{bound[bad[0]]}."
+        )
+    with np.errstate(invalid="ignore"):
+        bad = np.flatnonzero(bound < 0)
+    if bad.size:
+        k = bad[0]
+        raise ValueError(
+            f"{owner}: bounds are squared distances and must be non-negative; bound in "
+            f"row {k} is {bound[k]}."
+        )
+
+
+def validate_triplets(t, field, owner):
+    """An (m, 3) intp array of triplets with distinct points per row; the one
+    place where triplets are checked (:class:`TripletConstraints` and
+    :func:`check_triplets`).  ``None`` or an empty list is no triplet."""
+    if t is None:
+        return np.empty((0, 3), dtype=np.intp)
+    arr = read_array(t, field, owner)
+    where = field_name(owner, field)
+    if arr.size == 0 and arr.shape in ((0,), (0, 3)):
+        return np.empty((0, 3), dtype=np.intp)
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(
+            f"{where} must be an array of shape (n_triplets, 3) with rows i, j, k; "
+            f"got shape {arr.shape}."
+        )
+    tri = as_indices(arr, field, owner, rows=lambda k: f"{k // 3} ({arr[k // 3].tolist()})")
+    bad = np.flatnonzero((tri[:, 0] == tri[:, 1]) | (tri[:, 0] == tri[:, 2])
+                         | (tri[:, 1] == tri[:, 2]))
+    if bad.size:
+        raise ValueError(
+            f"{where}: row {bad[0]} ({tri[bad[0]].tolist()}) repeats a point; the three "
+            "points of a triplet must be distinct."
+        )
+    return np.ascontiguousarray(tri)
+
+
+def as_reals(arr, field, owner, *, low=-np.inf, low_closed=True):
+    """A float64 field of finite numbers (above ``low``), or an error naming it."""
+    where = field_name(owner, field)
+    if arr.dtype.kind == "b" or (arr.dtype.kind == "O" and first_bad_object(arr) is not None):
+        raise TypeError(f"{where} must hold numbers.")
+    if arr.dtype.kind not in "iufO":
+        raise TypeError(f"{where} must hold numbers; got an array of dtype {arr.dtype}.")
+    out = np.ascontiguousarray(arr, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(out) | ((out < low) if low_closed else (out <= low))
+    if bad.any():
+        k = np.flatnonzero(bad)[0]
+        what = "finite numbers" if low == -np.inf else (
+            f"finite numbers {'>=' if low_closed else '>'} {low:g}")
+        raise ValueError(f"{where} must hold {what}; row {k} has {out[k]!r}.")
+    return out
+
+
+def as_sense(arr, owner):
+    """``sense`` as int8 in {+1, -1, 0}, or an error naming the first bad row."""
+    where = field_name(owner, "sense")
+    msg = f"{where} must be +1 (<= bound), -1 (>= bound) or 0 (== bound)"
+    if arr.dtype.kind == "b" or arr.dtype.kind not in "iufO":
+        raise TypeError(f"{msg}; got an array of dtype {arr.dtype}.")
+    if arr.dtype.kind == "O" and first_bad_object(arr) is not None:
+        raise TypeError(f"{msg}; got {arr[first_bad_object(arr)]!r}.")
+    vals = arr.astype(np.float64)
+    ok = (vals == 1) | (vals == -1) | (vals == 0)
+    if not ok.all():
+        k = np.flatnonzero(~ok)[0]
+        raise ValueError(f"{msg}; row {k} has {plain(arr[k])!r}.")
+    return np.ascontiguousarray(vals.astype(np.int8))
+
+
+def broadcast_fields(owner, **fields):
+    """1-D fields of one length (scalars broadcast), or an error naming them."""
+    arrs = {name: as_field(v, name, owner) for name, v in fields.items()}
+    n = max(a.shape[0] for a in arrs.values())
+    for name, a in arrs.items():
+        if a.shape[0] == 1 and n != 1:
+            arrs[name] = np.repeat(a, n)
+        elif a.shape[0] != n:
+            lengths = ", ".join(f"{k}: {v.shape[0]}" for k, v in arrs.items())
+            raise ValueError(
+                f"{owner}: {', '.join(arrs)} must have one entry per constraint (or "
+                f"one for all); got {lengths}."
+            )
+    return arrs
+
+
+def same_row(k):
+    return k
+
+
+def check_linear_matrix(A, c, owner):
+    """One ``A_c``: a square sparse matrix or array, or ``(Z, s)``."""
+    where = f"{owner}: matrix {c}"
+    if isinstance(A, tuple):
+        if len(A) != 2:
+            raise ValueError(f"{where} must be (Z, s) for Z diag(s) Z'; got a tuple of "
+                             f"{len(A)}.")
+        Z = np.asarray(A[0], dtype=np.float64)
+        if Z.ndim == 1:
+            Z = Z[:, None]
+        s = np.atleast_1d(np.asarray(A[1], dtype=np.float64))
+        if Z.ndim != 2 or s.ndim != 1 or s.shape[0] != Z.shape[1]:
+            raise ValueError(f"{where}: Z must be (n, q) and s (q,); got shapes {Z.shape} "
+                             f"and {s.shape}.")
+        if not (np.isfinite(Z).all() and np.isfinite(s).all()):
+            raise ValueError(f"{where} contains NaN or infinity.")
+        return (np.ascontiguousarray(Z), s)
+    if sp.issparse(A):
+        A = sp.csr_matrix(A, dtype=np.float64)
+        data = A.data
+    else:
+        A = np.asarray(A, dtype=np.float64)
+        data = A
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"{where} must be square (n x n); got shape {A.shape}.")
+    if not np.isfinite(data).all():
+        raise ValueError(f"{where} contains NaN or infinity.")
+    return A
