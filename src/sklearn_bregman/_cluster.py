@@ -18,7 +18,7 @@ from ._dask import (
     map_rows,
 )
 from ._dask_kmeans import kmeans_dask
-from ._factors import LowRankFactor, _power_of_two_below
+from ._factors import LowRankFactor, power_of_two_below
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 from ._sklearn_compat import Interval, StrOptions, fit_context
 
@@ -235,7 +235,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         # copied.
         K_in = K
         largest = max(float(K.max()), -float(K.min()))
-        scale = _power_of_two_below(largest) if largest > _LARGE else 1.0
+        scale = power_of_two_below(largest) if largest > _LARGE else 1.0
         if scale != 1.0:
             K = K / scale
         diag = np.diag(K).copy()

@@ -21,7 +21,7 @@ from ._dask import (
     is_dask_array,
     map_rows,
 )
-from ._factors import PivotMap, _targets, cholesky_side_information
+from ._factors import PivotMap, cholesky_side_information, targets
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed, kernel_source
 from ._sklearn_compat import Interval, fit_context
 
@@ -164,7 +164,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
             Training data, or the kernel matrix if ``kernel='precomputed'``;
             or a dask array of points (the factor is built on the chunks,
             with ``y=None`` only).
-        y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
+        y : array-like of shape (n_samples,) or (n_samples, ntargets), default=None
             Floating-point responses (regression, one column per response),
             or class labels of any other dtype (one-hot encoded); ``None``
             gives plain pivoted incomplete Cholesky.
@@ -182,7 +182,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         else:
             X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True,
                                  y_numeric=False)
-            Y = _targets(y)
+            Y = targets(y)
         n = X.shape[0]
         if self.rank is not None and self.rank > n:
             raise ValueError(
@@ -265,7 +265,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         ----------
         X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
             Training data, or the kernel matrix if ``kernel='precomputed'``.
-        y : array-like of shape (n_samples,) or (n_samples, n_targets), default=None
+        y : array-like of shape (n_samples,) or (n_samples, ntargets), default=None
             Responses or class labels (see :meth:`fit`); ``None`` gives plain
             pivoted incomplete Cholesky.
 

@@ -39,10 +39,13 @@ from scipy import linalg
 from sklearn.utils import check_random_state
 
 from ._factors import (
-    _FLOOR,
+    FLOOR,
     RPCHOLESKY_BLOCK,
     PivotMap,
-    _rejection_cholesky,
+    check_rank,
+    cholesky_step,
+    rejection_cholesky,
+    rpcholesky_columns,
 )
 from ._kernels import kernel_column, kernel_columns, kernel_diagonal
 from ._labels import encode_labels
@@ -248,15 +251,12 @@ def _replay(X, rows, rounds, kernel, params):
     for t in rounds:
         m = t.A.shape[0]
         values = kernel_columns(X, t.XA, kernel, params)
-        if k:
-            values -= G[:, :k] @ t.GA.T
-        new = linalg.solve_triangular(t.L, values.T, lower=True, overwrite_b=True,
-                                      check_finite=False).T
-        if rows is not None:
-            new[np.isin(rows, pivots)] = 0.0
+        if rows is None:  # new points: no pivot among them
+            earlier = at = pos = np.empty(0, dtype=np.int64)
+        else:
+            earlier = np.isin(rows, pivots)
             at, pos = _positions(rows, t.A)
-            new[at] = t.L[pos]
-        G[:, k:k + m] = new
+        G[:, k:k + m] = rpcholesky_columns(values, G[:, :k], t.GA, t.L, earlier, at, pos)
         k += m
         pivots = np.concatenate([pivots, t.A])
     return G
@@ -304,17 +304,14 @@ def _greedy_start(diag):
 
 def _greedy_step(S, X, x_p, g_p, d_p, p, pivots, kernel, params, block_info=None):
     """One chunk of a greedy pivoted Cholesky step on ``S = [G | d]``: column
-    ``k`` from pivot ``p`` as the compiled ``cholesky_append`` computes it,
-    appended (``[G | g_k | d]``)."""
+    ``k`` from pivot ``p`` by the in-memory step
+    (:func:`~sklearn_bregman._factors.cholesky_step`), appended
+    (``[G | g_k | d]``)."""
     rows = _rows_of(block_info)
     k = S.shape[1] - 1
     col = kernel_column(X, x_p, kernel, params)  # as the in-memory column
-    if k:
-        col -= S[:, :k] @ g_p
-    col[np.isin(rows, pivots)] = 0.0
-    col *= 1.0 / np.sqrt(d_p)
-    d = S[:, -1] - col * col
-    np.maximum(d, 0.0, out=d)
+    d = S[:, -1].copy()
+    col = cholesky_step(col, S[:, :k], g_p, d_p, d, np.isin(rows, pivots))
     if rows[0] <= p < rows[0] + rows.shape[0]:
         d[p - rows[0]] = 0.0
     return np.column_stack([S[:, :k], col, d])
@@ -382,7 +379,7 @@ class DaskFactor:
         if self.kernel == "linear" and self.stop != "gain":  # (CSI pivots every kernel)
             limit = min(n, dim)
             rank = limit if self.rank is None else self.rank
-            _check_rank(rank, limit, "min(n_samples, n_features)")
+            check_rank(rank, limit, "min(n_samples, n_features)")
             if rank < dim:
                 # top right singular directions from the R of a tall-skinny QR
                 _, R = da.linalg.tsqr(X)
@@ -392,7 +389,7 @@ class DaskFactor:
             self.max_squared_norm_ = largest_squared_norm(X)
             return self
         rank = min(n, 100) if self.rank is None else self.rank
-        _check_rank(rank, n, "n_samples")
+        check_rank(rank, n, "n_samples")
         diag = map_rows(X, partial(kernel_diagonal, kernel=self.kernel, params=self.params),
                         None)
         if self.method == "rpcholesky":
@@ -433,7 +430,7 @@ class DaskFactor:
             if k:
                 GS = _replay(XS, S, rounds, kernel, params)
                 H -= GS @ GS.T
-            accepted, C = _rejection_cholesky(H, dS, u, floor, max_rank - k)
+            accepted, C = rejection_cholesky(H, dS, u, floor, max_rank - k)
             if not accepted.size:
                 h = np.diag(H).copy()
                 h[h <= floor] = 0.0
@@ -518,7 +515,7 @@ class DaskFactor:
             raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing "
                              "to factor.")
         self._diag_max = float(stats[:, 1].max())
-        return trace0, _FLOOR * max(self._diag_max, np.finfo(float).tiny)
+        return trace0, FLOOR * max(self._diag_max, np.finfo(float).tiny)
 
     def _finish(self, X, pivots, residual, diag, X_pivots):
         self.rank_ = pivots.shape[0]
@@ -600,13 +597,6 @@ def _split(both, row_chunks, m):
         parts.append((blk[:c], blk[c:]))
         start += c + m
     return parts if parts else [(da.zeros(0), da.zeros(m))]
-
-
-def _check_rank(rank, limit, what):
-    if rank > limit:
-        raise ValueError(
-            f"rank={rank} is larger than the data allows: at most {what} = {limit}."
-        )
 
 
 class DaskLabelIndex:

@@ -56,12 +56,13 @@ from ._kernels import (
 )
 from ._sklearn_compat import num_samples
 
-__all__ = ["CSIResult", "LowRankFactor", "PivotMap", "SpectralFactor",
-           "cholesky_side_information", "pivoted_cholesky", "randomly_pivoted_cholesky",
-           "side_information"]
+__all__ = ["FLOOR", "RPCHOLESKY_BLOCK", "CSIResult", "LowRankFactor", "PivotMap",
+           "SpectralFactor", "check_rank", "cholesky_side_information", "cholesky_step",
+           "pivoted_cholesky", "power_of_two_below", "randomly_pivoted_cholesky",
+           "rejection_cholesky", "rpcholesky_columns", "side_information", "targets"]
 
 
-def _power_of_two_below(x):
+def power_of_two_below(x):
     """A power of two in (x / 2, x] (1 for x = 0), always finite: dividing by
     it is exact (barring underflow), so results computed on scaled values are
     the same as on the values themselves."""
@@ -69,6 +70,51 @@ def _power_of_two_below(x):
         return 1.0
     mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
     return float(np.ldexp(1.0, int(exponent) - 1))
+
+
+def cholesky_step(values, G, g_p, d_p, d, earlier):
+    """One step of greedy pivoted incomplete Cholesky on a block of rows.
+
+    The new column ``(K[:, p] - G G[p]') / sqrt(d_p)`` from the pivot's
+    kernel values ``values`` (overwritten and returned), with exact zeros at
+    the rows of the earlier pivots ``earlier`` (an index or a mask, so that
+    ``G[pivots]`` stays lower triangular), and the residual diagonal ``d``
+    of the block updated in place, ``d <- max(d - col^2, 0)``.  The one
+    step of :func:`pivoted_cholesky`, which runs it on all the rows, and of
+    the factor built on dask chunks, which runs it on each chunk.
+
+    In NumPy, not the compiled ``cholesky_append`` of CSI: its product runs
+    on SciPy's BLAS, and alternating it with the kernel column's products
+    on NumPy's BLAS made two thread pools spin against each other (2.5x
+    slower than a NumPy loop with two threads, benchmarks/bench_rpcholesky.py).
+
+    Parameters
+    ----------
+    values : ndarray of shape (m,)
+        Kernel values ``K[rows, p]`` of the block's rows against the pivot.
+    G : ndarray of shape (m, k)
+        The block's rows of the k columns before.
+    g_p : ndarray of shape (k,)
+        The pivot's row of those columns.
+    d_p : float
+        The pivot's residual diagonal (> 0).
+    d : ndarray of shape (m,)
+        The block's residual diagonal, updated in place.
+    earlier : array-like of int or bool
+        The block's rows that are earlier pivots.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The new column on the block (``values``, overwritten).
+    """
+    if G.shape[1]:
+        values -= G @ g_p
+    values[earlier] = 0.0
+    values *= 1.0 / np.sqrt(d_p)
+    d -= values * values
+    np.maximum(d, 0.0, out=d)
+    return values
 
 
 def pivoted_cholesky(column, diag, max_rank, tol):
@@ -117,20 +163,7 @@ def pivoted_cholesky(column, diag, max_rank, tol):
         values = np.array(column(p), dtype=np.float64).reshape(-1)
         if not np.isfinite(values).all():
             raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
-        # G[:, k] = (K[:, p] - G[:, :k] G[p, :k]') / sqrt(d_p), zeros at the
-        # earlier pivots (G[pivots] triangular), d -= G[:, k]^2.  In NumPy,
-        # not the compiled cholesky_append of CSI: its product runs on
-        # SciPy's BLAS, and alternating it with the kernel column's products
-        # on NumPy's BLAS made two thread pools spin against each other
-        # (2.5x slower than a NumPy loop with two threads,
-        # benchmarks/bench_rpcholesky.py)
-        if k:
-            values -= G[:, :k] @ G[p, :k]
-        values[pivots[:k]] = 0.0
-        values *= 1.0 / np.sqrt(d[p])
-        G[:, k] = values
-        d -= values * values
-        np.maximum(d, 0.0, out=d)
+        G[:, k] = cholesky_step(values, G[:, :k], G[p, :k], d[p], d, pivots[:k])
         d[p] = 0.0
         pivots[k] = p
         k += 1
@@ -228,7 +261,7 @@ def randomly_pivoted_cholesky(columns, submatrix, diag, max_rank, tol, *, block_
     G = np.zeros((n, max_rank))
     pivots = np.zeros(max_rank, dtype=np.intp)
     residual = [trace0]
-    floor = _FLOOR * max(d.max(), np.finfo(float).tiny) if n else 0.0
+    floor = FLOOR * max(d.max(), np.finfo(float).tiny) if n else 0.0
     k = 0
     while k < max_rank and residual[-1] > tol * trace0:
         total = float(d.sum())
@@ -242,7 +275,7 @@ def randomly_pivoted_cholesky(columns, submatrix, diag, max_rank, tol, *, block_
             raise ValueError("Kernel values are not finite (NaN or inf): nothing to factor.")
         if k:
             H -= G[S, :k] @ G[S, :k].T
-        accepted, C = _rejection_cholesky(H, dS, u, floor, max_rank - k)
+        accepted, C = rejection_cholesky(H, dS, u, floor, max_rank - k)
         if not accepted.size:
             # every proposal rejected: their residuals are exact in H, so
             # d there becomes H's diagonal (numerically zero ones to 0);
@@ -257,12 +290,8 @@ def randomly_pivoted_cholesky(columns, submatrix, diag, max_rank, tol, *, block_
         values = np.asarray(columns(A), dtype=np.float64).reshape(n, A.shape[0])
         if not np.isfinite(values).all():
             raise ValueError("Kernel columns are not finite (NaN or inf): nothing to factor.")
-        if k:
-            values -= G[:, :k] @ G[A, :k].T
-        new = linalg.solve_triangular(L, values.T, lower=True, overwrite_b=True,
-                                      check_finite=False).T
-        new[pivots[:k]] = 0.0
-        new[A] = L
+        new = rpcholesky_columns(values, G[:, :k], G[A, :k], L, pivots[:k], A,
+                                 slice(None))
         # residual trace after each new column; stop at the first below tol
         norms = np.einsum("ij,ij->j", new, new)
         after = total - np.cumsum(norms)
@@ -280,7 +309,47 @@ def randomly_pivoted_cholesky(columns, submatrix, diag, max_rank, tol, *, block_
     return np.ascontiguousarray(G[:, :k]), pivots[:k], np.array(residual)
 
 
-def _rejection_cholesky(H, dS, u, floor, limit):
+def rpcholesky_columns(values, G, GA, L, earlier, own, own_rows):
+    """A round of randomly pivoted Cholesky on a block of rows: its new columns.
+
+    ``(K[:, A] - G G[A]') L^-T`` from the kernel values ``values`` of the
+    block's rows against the round's pivots A (overwritten), with exact
+    zeros at the rows of earlier pivots and ``L`` itself at the rows of the
+    round's own pivots (so that ``G[pivots]`` is lower triangular).  The one
+    round of :func:`randomly_pivoted_cholesky` (all rows at once) and of the
+    factor built on dask chunks (each chunk, replaying the rounds).
+
+    Parameters
+    ----------
+    values : ndarray of shape (m, a)
+        Kernel values of the block's rows against the a pivots.
+    G : ndarray of shape (m, k)
+        The block's rows of the k columns before.
+    GA : ndarray of shape (a, k)
+        The pivots' rows of those columns.
+    L : ndarray of shape (a, a)
+        Lower triangular, the Cholesky factor of the pivots' residual block.
+    earlier : array-like of int or bool
+        The block's rows that are earlier pivots.
+    own : array-like of int or bool
+        The block's rows that are this round's pivots ...
+    own_rows : array-like of int or slice
+        ... and which pivots they are (rows of ``L``).
+
+    Returns
+    -------
+    ndarray of shape (m, a)
+    """
+    if G.shape[1]:
+        values -= G @ GA.T
+    new = linalg.solve_triangular(L, values.T, lower=True, overwrite_b=True,
+                                  check_finite=False).T
+    new[earlier] = 0.0
+    new[own] = L[own_rows]
+    return new
+
+
+def rejection_cholesky(H, dS, u, floor, limit):
     """Rejection sampling on the proposals' residual block H (in place).
 
     Proposal j (drawn with weight ``dS[j]``) is accepted when
@@ -312,7 +381,7 @@ def _rejection_cholesky(H, dS, u, floor, limit):
 
 
 #: A residual diagonal below this share of the largest one is numerically zero.
-_FLOOR = 1e-12
+FLOOR = 1e-12
 
 
 @dataclass
@@ -392,7 +461,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     # huge y then neither overflows tr(Y'Y) nor silently drops the side
     # information.
     y_max = float(np.abs(Y).max()) if Y.size else 0.0
-    y_scale = _power_of_two_below(y_max)
+    y_scale = power_of_two_below(y_max)
     Y = np.asfortranarray(Y / y_scale)
     if center and Y.shape[1]:
         Y = np.asfortranarray(Y - Y.mean(0))
@@ -404,7 +473,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     lam = kappa / trace if mu > 0 else 1.0 / trace
     if plain:
         delta = 0
-    floor = _FLOOR * diag.max()
+    floor = FLOOR * diag.max()
     d = Y.shape[1]
     buf = _Buffers(n, d, min(n, max_rank + delta), delta, plain)
     acc = np.zeros((n, max(d, 1)), order="F")
@@ -570,7 +639,7 @@ class _Buffers:
         self.cap = cap
 
 
-def _targets(y):
+def targets(y):
     """Side information as an (n, d) float matrix.
 
     Floating-point y are responses (one column or several: regression, as
@@ -667,6 +736,15 @@ class PivotMap:
         return check_finite_coordinates(Z, self.kernel, self.params, X)
 
 
+def check_rank(rank, limit, what):
+    """A ValueError if ``rank`` exceeds what the data allows (``limit``,
+    which is ``what``)."""
+    if rank > limit:
+        raise ValueError(
+            f"rank={rank} is larger than the data allows: at most {what} = {limit}."
+        )
+
+
 class LowRankFactor:
     """Initial factor G0 of a kernel and its out-of-sample map phi0.
 
@@ -747,7 +825,7 @@ class LowRankFactor:
             kernel_diagonal(X, "linear", self.params)
             limit = min(n, d)
             rank = limit if self.rank is None else self.rank
-            self._check_rank(rank, limit, "min(n_samples, n_features)")
+            check_rank(rank, limit, "min(n_samples, n_features)")
             if rank == d:
                 self.rank_ = d
                 return np.ascontiguousarray(X)
@@ -759,7 +837,7 @@ class LowRankFactor:
 
         limit = n
         rank = min(n, 100) if self.rank is None else self.rank
-        self._check_rank(rank, limit, "n_samples")
+        check_rank(rank, limit, "n_samples")
         if self.kernel == "adaptive_rbf":
             k0 = AdaptiveGaussian(self.params["n_neighbors"]).fit(X)
             sigma = k0.sigma_
@@ -809,11 +887,6 @@ class LowRankFactor:
                                         max_rank=rank, tol=self.tol)
         return np.ascontiguousarray(res.G), res.pivots, res.approximation_error
 
-    def _check_rank(self, rank, limit, what):
-        if rank > limit:
-            raise ValueError(
-                f"rank={rank} is larger than the data allows: at most {what} = {limit}."
-            )
 
     def transform(self, X):
         """phi0(X): the factor's coordinates of (new) points."""
