@@ -109,6 +109,20 @@ def test_private_scikit_learn_names_enter_through_one_module():
     assert _private_sklearn_imports(PACKAGE / "_sklearn_compat.py")
 
 
+def test_the_array_type_is_asked_once_where_data_enters():
+    """One path per estimator: only ``_data.enter`` (and the dask
+    implementation it hands the data to) asks whether an array is a dask
+    array; estimators talk to the rows object it returns."""
+    askers = set()
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        if any(isinstance(node, ast.Name) and node.id == "is_dask_array"
+               or isinstance(node, ast.Attribute) and node.attr == "is_dask_array"
+               for node in ast.walk(tree)):
+            askers.add(name)
+    assert askers == {"sklearn_bregman._data", "sklearn_bregman._dask"}
+
+
 def test_internal_modules_are_private():
     top = {p.stem for p in PACKAGE.glob("*.py")}
     assert {m for m in top if not m.startswith("_")} | {"__init__"} == PUBLIC_MODULES

@@ -18,11 +18,10 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, check_memory, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._dask import check_dask_array, is_dask_array, map_rows
+from ._data import enter
 from ._engine import max_squared_norm
-from ._factors import LowRankFactor
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from ._sklearn_compat import HasMethods, Interval, StrOptions
 
@@ -56,20 +55,6 @@ FACTOR_PARAMETERS = {
 }
 
 
-def fit_low_rank_factor(X, y, kernel, rank, factor_tol, kernel_params, low_rank,
-                        unlabeled, random_state=None):
-    """A fitted :class:`~sklearn_bregman._factors.LowRankFactor` and its G0.
-
-    A module-level function of its arguments only, so that joblib's
-    ``Memory`` can cache it (the learners' ``memory`` parameter); ``y``
-    matters only to ``low_rank='csi'`` and ``random_state`` (the pivots'
-    draws) only to ``low_rank='rpcholesky'``; each is ``None`` otherwise.
-    """
-    factor = LowRankFactor(kernel, rank, factor_tol, kernel_params, method=low_rank,
-                           unlabeled=unlabeled, random_state=random_state)
-    return factor, factor.fit(X, y)
-
-
 class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                     BaseEstimator):
     """Base of the learners that work on a low-rank factor of an initial kernel.
@@ -91,28 +76,28 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         "memory": [None, str, HasMethods(["cache"])],
     }
 
-    def _fit_factor(self, X, y=None):
-        """The initial factor G0 of the training points (sets ``factor_``,
-        ``rank_``, ``pivots_``); ``low_rank='csi'`` chooses its pivots with
-        the labels ``y``; raises if its squared distances leave double
-        precision (:func:`~sklearn_bregman._base.check_factor_scale`).
+    def _fit_factor(self, rows, y=None):
+        """The initial factor of the training rows (a rows object of
+        :mod:`sklearn_bregman._data`; sets ``factor_``, ``rank_``,
+        ``pivots_``) and its G0 as rows; ``low_rank='csi'`` chooses its
+        pivots with the labels ``y``; raises if its squared distances leave
+        double precision (:func:`~sklearn_bregman._base.check_scale`).
 
         With ``memory`` (a joblib ``Memory`` or a cache directory) the
-        factor is cached on the data and on what the initial kernel depends
-        on, so that a grid search over parameters that leave the kernel alone
-        (``slack``, the constraints) factors each training set once.
+        factor of data in memory is cached on the data and on what the
+        initial kernel depends on, so that a grid search over parameters
+        that leave the kernel alone (``slack``, the constraints) factors each
+        training set once.
         """
-        fit = check_memory(self.memory).cache(fit_low_rank_factor)
-        factor, G0 = fit(
-            X, y if self.low_rank == "csi" else None, self.kernel, self.rank,
-            self.factor_tol, self._kernel_params(), self.low_rank, self.unlabeled,
-            random_state=self.random_state if self.low_rank == "rpcholesky" else None,
-        )
-        check_factor_scale(G0, type(self).__name__)
+        factor, G = rows.low_rank_factor(
+            y, self.kernel, self.rank, self.factor_tol, self._kernel_params(),
+            self.low_rank, self.unlabeled, random_state=self.random_state,
+            memory=self.memory)
+        check_scale(G.max_squared_norm(), type(self).__name__)
         self.factor_ = factor
         self.rank_ = factor.rank_
         self.pivots_ = factor.pivots_
-        return G0
+        return G
 
     def transform(self, X):
         """Map points through the learned linear map: ``phi0(X) R``.
@@ -130,12 +115,9 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             dask array, mapped block by block, for a dask array).
         """
         check_is_fitted(self)
-        if is_dask_array(X):
-            X = check_dask_array(X, self, reset=False)
-            return map_rows(X, partial(_map_through, self.factor_, self.components_,
-                                       type(self).__name__), self.components_.shape[0])
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return _map_through(self.factor_, self.components_, self, X)
+        rows = enter(self, X, reset=False, finite=False)
+        return rows.map(partial(_map_through, self.factor_, self.components_,
+                                type(self).__name__), self.components_.shape[0])
 
     def learned_kernel(self, X, Y=None):
         """The learned kernel between two sets of points.
@@ -250,21 +232,6 @@ def set_pair_fit_attributes(estimator, result, pairs, metric=None):
     estimator.n_projections_ = result.n_projections
     estimator.converged_ = result.converged
     estimator.max_violation_ = result.max_violation
-
-
-def orthonormal_basis(G0):
-    """Thin SVD ``G0 = U diag(s) Vt`` restricted to the non-negligible part.
-
-    The von Neumann divergence is invariant under orthogonal changes of
-    basis only (ARCHITECTURE.md), so its r x r problems are posed on ``U``;
-    directions with singular values below ``1e-10 s_max`` carry no kernel
-    and are left out (K0 has that lower rank).
-    """
-    U, s, Vt = linalg.svd(G0, full_matrices=False)
-    keep = s > s[0] * 1e-10 if s.size and s[0] > 0 else np.zeros(s.shape, bool)
-    if not keep.any():
-        raise ValueError("The initial kernel is zero: nothing to learn from.")
-    return np.ascontiguousarray(U[:, keep]), s[keep], Vt[keep]
 
 
 def metric_from_log(log_x, s, Vt):

@@ -5,20 +5,11 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._dask import (
-    DaskFactor,
-    check_dask_array,
-    check_finite_chunks,
-    fits_on_workers,
-    is_dask_array,
-    map_rows,
-)
-from ._dask_kmeans import kmeans_dask
-from ._factors import LowRankFactor, power_of_two_below
+from ._data import enter
+from ._factors import power_of_two_below
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 from ._sklearn_compat import Interval, StrOptions, fit_context
 
@@ -172,58 +163,29 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        if is_dask_array(X):
-            return self._fit_dask(X)
-        X = validate_data(self, X, dtype=np.float64)
-        n = X.shape[0]
-        if n < self.n_clusters:
+        rows = enter(self, X, reset=True)
+        if rows.n < self.n_clusters:
             raise ValueError(
-                f"n_samples={n} should be >= n_clusters={self.n_clusters}."
+                f"n_samples={rows.n} should be >= n_clusters={self.n_clusters}."
             )
         if self.kernel == "precomputed":
-            check_precomputed(X)
-            self._fit_precomputed(X)
+            K = rows.in_memory("KernelKMeans with kernel='precomputed'",
+                               "the n x n kernel matrix is what a factor avoids; give "
+                               "the points")
+            check_precomputed(K)
+            self._fit_precomputed(K)
             return self
-        self.factor_ = LowRankFactor(
-            self.kernel, self.rank, 1e-10, self._kernel_params(), method=self.low_rank,
-            random_state=self.random_state if self.low_rank == "rpcholesky" else None,
-        )
-        G = self.factor_.fit(X)
-        self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init, max_iter=self.max_iter,
-                              tol=self.tol, random_state=self.random_state,
-                              verbose=self.verbose).fit(G)
-        self.labels_ = self.kmeans_.labels_
-        self.inertia_ = _finite_inertia(self.kmeans_.inertia_, G)
-        self.n_iter_ = self.kmeans_.n_iter_
-        self.cluster_centers_ = self.kmeans_.cluster_centers_
-        return self
-
-    def _fit_dask(self, X):
-        """Kernel k-means on a dask array: the factor built on the chunks
-        (:class:`~sklearn_bregman._dask.DaskFactor`; ``X`` itself for the
-        linear kernel), then k-means++ and Lloyd's iterations as per-chunk
-        partial sums (:func:`~sklearn_bregman._dask_kmeans.kmeans_dask`).
-        The factor's rows stay on the workers for the iterations when they
-        take at most half of the workers' memory; otherwise every pass
-        computes them anew from ``X`` (data larger than the cluster)."""
-        if self.kernel == "precomputed":
-            raise ValueError("kernel='precomputed' is not available on dask arrays: the "
-                             "n x n kernel matrix is what a factor avoids; give the points.")
-        X = check_finite_chunks(check_dask_array(X, self, reset=True))
-        if X.shape[0] < self.n_clusters:
-            raise ValueError(
-                f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}."
-            )
-        self.factor_ = DaskFactor(
-            self.kernel, self.rank, 1e-10, self._kernel_params(), self.low_rank,
-            random_state=self.random_state if self.low_rank == "rpcholesky" else None,
-        ).fit(X)
-        G = self.factor_.training_factor()
-        self.cluster_centers_, inertia, self.n_iter_, self.labels_ = kmeans_dask(
-            G, self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol,
-            random_state=self.random_state, verbose=self.verbose,
-            persist=fits_on_workers(G.nbytes),
-        )
+        # the factor's rows: scikit-learn's KMeans in memory, the per-chunk
+        # k-means of _dask_kmeans on a dask array (kept on the workers when
+        # the rows fit there, otherwise computed anew from X at every pass)
+        self.factor_, G = rows.low_rank_factor(
+            None, self.kernel, self.rank, 1e-10, self._kernel_params(), self.low_rank,
+            random_state=self.random_state)
+        self.cluster_centers_, inertia, self.n_iter_, self.labels_, kmeans = G.kmeans(
+            self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol,
+            random_state=self.random_state, verbose=self.verbose)
+        if kmeans is not None:
+            self.kmeans_ = kmeans
         self.inertia_ = _finite_inertia(inertia, self.cluster_centers_)
         return self
 
@@ -270,20 +232,16 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
             array for a dask array).
         """
         check_is_fitted(self)
-        if is_dask_array(X):
-            if self.kernel == "precomputed":
-                raise ValueError("kernel='precomputed' is not available on dask arrays.")
-            X = check_dask_array(X, self, reset=False)
-            return map_rows(X, partial(_nearest_centre, self.factor_, self.cluster_centers_),
-                            None, dtype=np.intp)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        if not hasattr(self, "kmeans_") and self.kernel != "precomputed":
-            # fitted on a dask array: the centres found there
-            return _nearest_centre(self.factor_, self.cluster_centers_, X)
+        rows = enter(self, X, reset=False, finite=False)
         if self.kernel == "precomputed":
+            K = rows.in_memory("KernelKMeans with kernel='precomputed'")
             # K(x, x) is the same for every cluster: left out of the argmin
-            return np.argmin(self._within - 2.0 * (X @ self._Zs), axis=1)
-        return self.kmeans_.predict(self.factor_.transform(X))
+            return np.argmin(self._within - 2.0 * (K @ self._Zs), axis=1)
+        # (fitted in memory: its KMeans' own predict; on chunks: the centres)
+        nearest = (partial(_kmeans_predict, self.factor_, self.kmeans_)
+                   if hasattr(self, "kmeans_") else
+                   partial(_nearest_centre, self.factor_, self.cluster_centers_))
+        return rows.map(nearest, None, dtype=np.intp)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -294,6 +252,11 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
 #: Largest kernel value used as it is by the precomputed path; sums of up to
 #: n^2 such values stay far from overflow.
 _LARGE = 1e100
+
+
+def _kmeans_predict(factor, kmeans, X):
+    """Labels of a fitted KMeans on the factor's coordinates of ``X``."""
+    return kmeans.predict(factor.transform(X))
 
 
 def _nearest_centre(factor, centers, X):

@@ -10,19 +10,12 @@ compiled steps are in ``_engine/_csi.pyx``.  This module holds the estimator.
 
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ._dask import (
-    DaskFactor,
-    check_dask_array,
-    check_finite_chunks,
-    is_dask_array,
-    map_rows,
-)
-from ._factors import PivotMap, cholesky_side_information, targets
-from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed, kernel_source
+from ._data import enter
+from ._factors import targets
+from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 from ._sklearn_compat import Interval, fit_context
 
 __all__ = ["CSIDecomposition"]
@@ -174,31 +167,24 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self : object
             The fitted estimator.
         """
-        if is_dask_array(X):
-            return self._fit_dask(X, y)
-        if y is None:
-            X = validate_data(self, X, dtype=np.float64)
-            Y = None
-        else:
-            X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True,
-                                 y_numeric=False)
-            Y = targets(y)
-        n = X.shape[0]
+        rows, y = enter(self, X, y, reset=True,
+                        check_y=dict(multi_output=True, y_numeric=False))
+        Y = None if y is None else targets(y)
+        n = rows.n
         if self.rank is not None and self.rank > n:
             raise ValueError(
                 f"rank={self.rank} is larger than the data allows: at most n_samples = {n}."
             )
         params = self._kernel_params()
         if self.kernel == "precomputed":
-            check_precomputed(X)
-        column, diag = kernel_source(X, self.kernel, params)
-        res = cholesky_side_information(
-            column, diag, Y, max_rank=n if self.rank is None else self.rank,
+            check_precomputed(rows.in_memory("CSIDecomposition with kernel='precomputed'"))
+        # in memory, or (y=None only) on the chunks of a dask array: G, Q_
+        # lazy there, Q_ and R_ from a tall-skinny QR
+        res, self._map = rows.side_information_cholesky(
+            Y, self.kernel, params, max_rank=n if self.rank is None else self.rank,
             kappa=self.kappa, delta=self.delta, tol=self.tol, center=self.center,
             random_state=self.random_state,
         )
-        if res.G.shape[1] == 0:
-            raise ValueError("The kernel is zero on the training data: nothing to factor.")
         self.pivots_ = res.pivots
         # column-major, as built: no copy of the n x m arrays
         self.embedding_ = res.G
@@ -208,54 +194,6 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         self.prediction_error_ = res.prediction_error
         self.gains_ = res.gains
         self.rank_ = res.G.shape[1]
-        self._map = PivotMap(res.G, res.pivots, X, self.kernel, params)
-        return self
-
-    def _fit_dask(self, X, y):
-        """The plain path (``y=None``) on a dask array: greedy pivots by the
-        largest residual diagonal, one pass over the chunks per pivot
-        (:class:`~sklearn_bregman._dask.DaskFactor`, which keeps ``[G | d]``
-        on the workers), stopped by the same gain rule; ``embedding_`` and
-        ``Q_`` lazy, ``Q_`` and ``R_`` from a tall-skinny QR (equal to the
-        in-memory ones up to the signs of ``Q_``'s columns and ``R_``'s
-        rows)."""
-        import dask.array as da
-
-        if y is not None:
-            raise ValueError(
-                "CSIDecomposition.fit on a dask array takes y=None (plain pivoted "
-                "incomplete Cholesky): choosing the pivots with the labels needs all of "
-                "them in one place."
-            )
-        if self.kernel == "precomputed":
-            raise ValueError("kernel='precomputed' is not available on dask arrays.")
-        X = check_finite_chunks(check_dask_array(X, self, reset=True))
-        n = X.shape[0]
-        if self.rank is not None and self.rank > n:
-            raise ValueError(
-                f"rank={self.rank} is larger than the data allows: at most n_samples = {n}."
-            )
-        factor = DaskFactor(self.kernel, n if self.rank is None else self.rank, self.tol,
-                            self._kernel_params(), "cholesky", stop="gain").fit(X)
-        trace = factor.residual_trace_[0]
-        G = factor.training_factor()
-        Gc = G - G.mean(axis=0) if self.center else G
-        Q, R = da.linalg.tsqr(Gc)
-        norms, R = da.compute(da.sqrt((Gc * Gc).sum(axis=0)), R)
-        R = np.array(R)
-        # a column in the span of the earlier ones: Q[:, k] = 0, R[k, k] = 0,
-        # as the in-memory path
-        flat = np.abs(np.diag(R)) <= 1e-12 * norms
-        R[flat, flat] = 0.0
-        self.pivots_ = factor.pivots_
-        self.embedding_ = G
-        self.Q_ = Q * (~flat)
-        self.R_ = R
-        self.approximation_error_ = factor.residual_trace_
-        self.prediction_error_ = np.zeros(factor.rank_ + 1)
-        self.gains_ = np.array(factor.column_norms_) / trace
-        self.rank_ = factor.rank_
-        self._map = factor._map
         return self
 
     def fit_transform(self, X, y=None):
@@ -292,11 +230,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
             array).
         """
         check_is_fitted(self)
-        if is_dask_array(X):
-            X = check_dask_array(X, self, reset=False)
-            return map_rows(X, self._map, self.rank_)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._map(X)
+        return enter(self, X, reset=False, finite=False).map(self._map, self.rank_)
 
     @property
     def _n_features_out(self):

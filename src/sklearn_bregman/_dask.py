@@ -38,20 +38,24 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils import check_random_state
 
+from ._dask_kmeans import kmeans_dask
 from ._factors import (
     FLOOR,
     RPCHOLESKY_BLOCK,
+    CSIResult,
     PivotMap,
     check_rank,
     cholesky_step,
+    orthonormal_basis,
     rejection_cholesky,
     rpcholesky_columns,
 )
 from ._kernels import kernel_column, kernel_columns, kernel_diagonal
-from ._labels import encode_labels
+from ._labels import LabelIndex, check_labels, encode_labels
 
-__all__ = ["DaskFactor", "DaskLabelIndex", "check_dask_array", "check_finite_chunks",
-           "fits_on_workers", "gather", "is_dask_array", "largest_squared_norm", "map_rows"]
+__all__ = ["DaskFactor", "DaskFactorRows", "DaskLabelIndex", "DaskRows", "check_dask_array",
+           "check_finite_chunks", "fits_on_workers", "gather", "is_dask_array",
+           "largest_squared_norm", "map_rows"]
 
 
 def is_dask_array(X):
@@ -701,3 +705,156 @@ def _nth(y, classes, unlabeled, k, local):
         sel = k == kk
         out[sel] = np.flatnonzero(codes == kk)[local[sel]]
     return out
+
+
+# --------------------------------------------------------------------------
+# The rows interface of sklearn_bregman._data, for data in chunks
+# --------------------------------------------------------------------------
+
+def _label_index(y, n, unlabeled, stacklevel):
+    """The index of labels ``y`` of ``n`` rows in chunks: in a dask array
+    (:class:`DaskLabelIndex`) or in memory; ``stacklevel`` counts from the
+    caller of this function's caller."""
+    if not is_dask_array(y):
+        return LabelIndex(check_labels(y, n), unlabeled, stacklevel + 1)
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
+    return DaskLabelIndex(y, unlabeled, stacklevel + 1)
+
+
+def _kmeans(Z, n_clusters, n_init, max_iter, tol, random_state, verbose):
+    """:func:`~sklearn_bregman._dask_kmeans.kmeans_dask` on the rows ``Z``,
+    kept on the workers when they take at most half of their memory
+    (otherwise every pass computes them anew from the data):
+    ``(centers, inertia, n_iter, labels, None)``."""
+    centers, inertia, n_iter, labels = kmeans_dask(
+        Z, n_clusters, n_init=n_init, max_iter=max_iter, tol=tol,
+        random_state=random_state, verbose=verbose, persist=fits_on_workers(Z.nbytes))
+    return centers, inertia, n_iter, labels, None
+
+
+class DaskRows:
+    """Rows in dask chunks (the data X): the dask implementation of the rows
+    interface of :mod:`sklearn_bregman._data` (see there for the methods).
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, d)
+        Checked (:func:`check_dask_array`): float64, the columns in one chunk.
+    """
+
+    def __init__(self, X):
+        self.X = X
+        self.n = X.shape[0]
+        self.shape = X.shape
+
+    def take(self, idx):
+        return gather(self.X, idx)
+
+    def all(self):
+        return self.X
+
+    def in_memory(self, purpose, advice=None):
+        raise ValueError(f"{purpose} needs the data in memory, but X is a dask array"
+                         + (f"; {advice}." if advice else "."))
+
+    def map(self, function, n_columns=None, dtype=np.float64):
+        return map_rows(self.X, function, n_columns, dtype)
+
+    def max_squared_norm(self):
+        return largest_squared_norm(self.X)
+
+    def covariance(self):
+        import dask.array as da
+
+        # (a copy: results from a distributed worker can be read-only, which
+        # scipy's inv refuses)
+        return np.atleast_2d(np.array(da.cov(self.X, rowvar=False).compute()))
+
+    def label_index(self, y, unlabeled, stacklevel):
+        return _label_index(y, self.n, unlabeled, stacklevel + 1)
+
+    def low_rank_factor(self, y, kernel, rank, tol, params, method, unlabeled=-1,
+                        random_state=None, memory=None):
+        """The factor built on the chunks (:class:`DaskFactor`; ``memory``
+        is not used: a dask array is not hashed)."""
+        factor = DaskFactor(kernel, rank, tol, params, method,
+                            random_state=random_state if method == "rpcholesky" else None)
+        return factor.fit(self.X), DaskFactorRows(factor)
+
+    def side_information_cholesky(self, Y, kernel, params, *, max_rank, kappa, delta, tol,
+                                  center, random_state):
+        """The plain path of CSI (``Y=None``) on the chunks: greedy pivots by
+        the largest residual diagonal, one pass over the chunks per pivot
+        (:class:`DaskFactor`, which keeps ``[G | d]`` on the workers),
+        stopped by the same gain rule; G and Q lazy, Q and R from a
+        tall-skinny QR (equal to the in-memory ones up to the signs of Q's
+        columns and R's rows)."""
+        import dask.array as da
+
+        if Y is not None:
+            raise ValueError(
+                "CSIDecomposition.fit on a dask array takes y=None (plain pivoted "
+                "incomplete Cholesky): choosing the pivots with the labels needs all of "
+                "them in one place."
+            )
+        factor = DaskFactor(kernel, max_rank, tol, params, "cholesky", stop="gain").fit(self.X)
+        trace = factor.residual_trace_[0]
+        G = factor.training_factor()
+        Gc = G - G.mean(axis=0) if center else G
+        Q, R = da.linalg.tsqr(Gc)
+        norms, R = da.compute(da.sqrt((Gc * Gc).sum(axis=0)), R)
+        R = np.array(R)
+        # a column in the span of the earlier ones: Q[:, k] = 0, R[k, k] = 0,
+        # as the in-memory path
+        flat = np.abs(np.diag(R)) <= 1e-12 * norms
+        R[flat, flat] = 0.0
+        res = CSIResult(G=G, pivots=factor.pivots_, Q=Q * (~flat), R=R,
+                        approximation_error=factor.residual_trace_,
+                        prediction_error=np.zeros(factor.rank_ + 1),
+                        gains=np.array(factor.column_norms_) / trace)
+        return res, factor._map
+
+    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose):
+        return _kmeans(self.X, n_clusters, n_init, max_iter, tol, random_state, verbose)
+
+
+class DaskFactorRows:
+    """The rows of a factor built on chunks (:class:`DaskFactor`): gathered
+    or replayed on demand, never all on the client.  The rows interface of
+    :mod:`sklearn_bregman._data`, plus ``orthonormal_rows``.
+    """
+
+    def __init__(self, factor):
+        self.factor = factor
+        self.n = factor._X.shape[0]
+        self.shape = (self.n, factor.rank_)
+
+    def take(self, idx):
+        return self.factor.rows(idx)
+
+    def all(self):
+        return self.factor.training_factor()
+
+    def in_memory(self, purpose, advice=None):
+        raise ValueError(f"{purpose} needs the data in memory, but X is a dask array"
+                         + (f"; {advice}." if advice else "."))
+
+    def map(self, function, n_columns=None, dtype=np.float64):
+        return map_rows(self.all(), function, n_columns, dtype)
+
+    def max_squared_norm(self):
+        return self.factor.max_squared_norm_
+
+    def label_index(self, y, unlabeled, stacklevel):
+        return _label_index(y, self.n, unlabeled, stacklevel + 1)
+
+    def orthonormal_rows(self, idx, G_idx):
+        """Rows of the orthonormal basis of range(G0) at the rows ``idx``
+        (whose rows of G0 are ``G_idx``): ``G0 = U S V'`` from the R of a
+        tall-skinny QR of G0 (one pass), ``U = G0 V S^-1`` at the rows."""
+        _, s, Vt = orthonormal_basis(self.factor.tsqr_r())
+        return np.ascontiguousarray((G_idx @ Vt.T) / s), s, Vt
+
+    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose):
+        return _kmeans(self.all(), n_clusters, n_init, max_iter, tol, random_state, verbose)

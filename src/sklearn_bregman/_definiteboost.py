@@ -24,8 +24,8 @@ from ._base import (
     FactorLearner,
     components_from_metric,
     metric_from_log,
-    orthonormal_basis,
 )
+from ._data import InMemoryRows
 from ._engine import (
     ProjectionResult,
     definiteboost,
@@ -36,6 +36,7 @@ from ._engine import (
     warn_zero_length,
     zero_length_pairs,
 )
+from ._factors import orthonormal_basis
 from ._resolve import check_similar_bounds, resolve_pair_constraints
 from ._sklearn_compat import Interval, StrOptions, fit_context
 from .constraints import check_pairs
@@ -456,7 +457,7 @@ class DefiniteBoost(FactorLearner):
             self.factor_, self.pivots_, self.rank_ = None, None, n
             G_norm = U / np.sqrt(n)
         else:
-            G0 = self._fit_factor(X, y)
+            G0 = self._fit_factor(InMemoryRows(X), y).all()
             U, s, Vt = orthonormal_basis(G0)
             G_norm = G0 / np.sqrt((s**2).sum())
         log_w = np.diag(2.0 * np.log(s) - np.log((s**2).sum()))

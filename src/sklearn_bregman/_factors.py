@@ -57,6 +57,7 @@ from ._kernels import (
 from ._sklearn_compat import num_samples
 
 __all__ = ["FLOOR", "RPCHOLESKY_BLOCK", "CSIResult", "LowRankFactor", "PivotMap",
+           "orthonormal_basis",
            "SpectralFactor", "check_rank", "cholesky_side_information", "cholesky_step",
            "pivoted_cholesky", "power_of_two_below", "randomly_pivoted_cholesky",
            "rejection_cholesky", "rpcholesky_columns", "side_information", "targets"]
@@ -678,6 +679,21 @@ def side_information(y, unlabeled=-1):
         Y[np.flatnonzero(labeled), codes] = 1.0
     return Y
 
+
+
+def orthonormal_basis(G0):
+    """Thin SVD ``G0 = U diag(s) Vt`` restricted to the non-negligible part.
+
+    The von Neumann divergence is invariant under orthogonal changes of
+    basis only (ARCHITECTURE.md), so its r x r problems are posed on ``U``;
+    directions with singular values below ``1e-10 s_max`` carry no kernel
+    and are left out (K0 has that lower rank).
+    """
+    U, s, Vt = linalg.svd(G0, full_matrices=False)
+    keep = s > s[0] * 1e-10 if s.size and s[0] > 0 else np.zeros(s.shape, bool)
+    if not keep.any():
+        raise ValueError("The initial kernel is zero: nothing to learn from.")
+    return np.ascontiguousarray(U[:, keep]), s[keep], Vt[keep]
 
 
 class PivotMap:

@@ -11,26 +11,18 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, check_symmetric, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, check_symmetric
 
 from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
     SWEEP_PARAMETERS,
-    check_factor_scale,
     check_scale,
     mapped,
     set_pair_fit_attributes,
 )
-from ._dask import (
-    check_dask_array,
-    check_finite_chunks,
-    gather,
-    is_dask_array,
-    largest_squared_norm,
-    map_rows,
-)
+from ._data import enter
 from ._engine import pair_projections
-from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs_dask
+from ._resolve import check_pair_bounds, resolve_pairs
 from ._sklearn_compat import StrOptions, fit_context
 
 
@@ -199,27 +191,18 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self : ITMLTransformer
             The fitted estimator.
         """
-        if is_dask_array(X):
-            # rows in chunks: the pairs' rows are gathered once, as the kernel
-            # learners do (sklearn_bregman._dask)
-            X = check_finite_chunks(check_dask_array(X, self, reset=True,
-                                                     ensure_min_samples=2))
-            rng = check_random_state(self.random_state)
-            check_scale(largest_squared_norm(X), type(self).__name__)
-            A0 = self._prior_metric(X)
-            # stacklevel 3: fit, scikit-learn's _fit_context, the user's call
-            pairs, local, X = resolve_pairs_dask(self, y, constraints, X.shape[0], rng,
-                                                 partial(gather, X), M0=A0, stacklevel=3)
-        else:
-            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-            rng = check_random_state(self.random_state)
-            check_factor_scale(X, type(self).__name__)  # (before np.cov can overflow)
-            A0 = self._prior_metric(X)
-            pairs = local = resolve_pair_constraints(self, y, constraints, X, A0,
-                                                     X.shape[0], rng)
-        skipped = check_pair_bounds(local, X, A0)
+        rows = enter(self, X, reset=True, ensure_min_samples=2)
+        rng = check_random_state(self.random_state)
+        scale = rows.max_squared_norm()
+        check_scale(scale, type(self).__name__)  # (before the covariance can overflow)
+        A0 = self._prior_metric(rows)
+        # the pairs' rows of X, gathered once (X never leaves the workers when
+        # it is a dask array); stacklevel 3: fit, _fit_context, the user's call
+        pairs, local, X_t, _ = resolve_pairs(self, y, constraints, rows, rng, A0,
+                                             stacklevel=3)
+        skipped = check_pair_bounds(local, X_t, A0, scale=scale)
         result = pair_projections(
-            X, local, A0, slack=self.slack, order=self.order, tol=self.tol,
+            X_t, local, A0, slack=self.slack, order=self.order, tol=self.tol,
             max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
             owner=type(self).__name__, skip=skipped,
         )
@@ -227,19 +210,12 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         set_pair_fit_attributes(self, result, pairs)
         return self
 
-    def _prior_metric(self, X):
-        d = X.shape[1]
+    def _prior_metric(self, rows):
+        d = rows.shape[1]
         if isinstance(self.prior, str):
             if self.prior == "identity":
                 return np.eye(d)
-            if is_dask_array(X):
-                import dask.array as da
-
-                # (a copy: results from a distributed worker can be read-only,
-                # which scipy's inv refuses)
-                cov = np.atleast_2d(np.array(da.cov(X, rowvar=False).compute()))
-            else:
-                cov = np.atleast_2d(np.cov(X, rowvar=False))
+            cov = rows.covariance()
             w = linalg.eigvalsh(cov)
             if w[0] <= 1e-10 * max(w[-1], np.finfo(float).tiny):
                 raise ValueError(
@@ -281,12 +257,9 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
             A lazy dask array, mapped block by block, for a dask array.
         """
         check_is_fitted(self)
-        if is_dask_array(X):
-            X = check_dask_array(X, self, reset=False)
-            return map_rows(X, partial(_map_rows, self.components_, type(self).__name__),
-                            self.components_.shape[0])
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return _map_rows(self.components_, self, X)
+        rows = enter(self, X, reset=False, finite=False)
+        return rows.map(partial(_map_rows, self.components_, type(self).__name__),
+                        self.components_.shape[0])
 
     def get_mahalanobis_matrix(self):
         """The learned Mahalanobis matrix A (d x d, positive definite).

@@ -15,30 +15,22 @@ r x r: memory O(n r), O(r^2) per projection.  New points are mapped by the
 same linear map (Section 6.1): transform(x) = phi0(x) R with M = R R'.
 """
 
-from functools import partial
 from numbers import Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
 from ._base import (
     SWEEP_PARAMETERS,
     FactorLearner,
-    check_scale,
     metric_from_log,
-    orthonormal_basis,
     set_pair_fit_attributes,
 )
-from ._dask import (
-    DaskFactor,
-    check_dask_array,
-    check_finite_chunks,
-    is_dask_array,
-)
+from ._data import enter
 from ._engine import linear_projections, pair_projections
+from ._factors import orthonormal_basis
 from ._labels import check_labels, outlier_triplets
-from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs_dask
+from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs
 from ._rows import ROW_KINDS, as_constraint_list, build_rows, check_row_indices
 from ._sklearn_compat import Interval, StrOptions, fit_context
 from .constraints import PairConstraints, RelativeConstraints, TripletConstraints, check_triplets
@@ -49,8 +41,10 @@ __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 class _BaseKernelLearner(FactorLearner):
     """Everything the pair kernel learners share but the divergence.
 
-    A subclass implements ``_learn(G0, pairs, skipped, rng) -> (ProjectionResult, M)``
-    (``skipped``: the zero-length pairs of G0):
+    A subclass implements
+    ``_learn(G, G_t, touched, pairs, skipped, rng) -> (ProjectionResult, M)``
+    (``G``: the factor's rows object, ``G_t`` its rows ``touched`` by the
+    ``pairs``, re-indexed into them; ``skipped``: the zero-length pairs):
     the engine's run and the r x r matrix M of the learned kernel
     G0 M G0' from the initial factor and the constraints, and
     ``_learn_rows(G0, constraint_list, rng) -> (ProjectionResult, M, rows)``
@@ -134,78 +128,55 @@ class _BaseKernelLearner(FactorLearner):
         self : object
             The fitted estimator.
         """
-        if is_dask_array(X):
-            return self._fit_dask(X, y, constraints, triplets)
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        rng = check_random_state(self.random_state)
-        G0 = self._fit_factor(X, y)
-        n = X.shape[0]
+        rows = enter(self, X, reset=True, ensure_min_samples=2)
+        n = rows.n
         con_list = None if constraints is None else as_constraint_list(constraints)
         if triplets is not None:
             t = TripletConstraints._from_valid(check_triplets(triplets, n),
                                                np.empty((0, 3), np.intp))
             con_list = [t] if constraints is None else (
                 (con_list or [constraints]) + [t])
-        elif constraints is None and y is not None and self.label_constraints == "relative":
+        relative = (constraints is None and triplets is None and y is not None
+                    and self.label_constraints == "relative")
+        pairs_only = not relative and (con_list is None or (
+            len(con_list) == 1 and isinstance(con_list[0], PairConstraints)))
+        if not pairs_only:  # refused before the factor is built, on a dask array
+            rows.in_memory(
+                f"{type(self).__name__}.fit with relative, similarity, linear or triplet "
+                "constraints (or label_constraints='relative')",
+                "on a dask array it takes pair constraints (drawn from y with "
+                "label_constraints='pairs', or a PairConstraints)")
+        rng = check_random_state(self.random_state)
+        G = self._fit_factor(rows, y)
+        if relative:
             # stacklevel 5: encode_labels, outlier_triplets, this, _fit_context, the
             # user's call
             t = outlier_triplets(check_labels(y, n), self.n_constraints,
                                  unlabeled=self.unlabeled, random_state=rng, stacklevel=5)
             con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
                                             ratio=self.ratio)]
-        if con_list is None or (len(con_list) == 1
-                                and isinstance(con_list[0], PairConstraints)):
-            # pairs alone: the specialised pair sweep, and eq. 22's slack
-            pairs = resolve_pair_constraints(
-                self, y, constraints if con_list is None else con_list[0], G0, None, n, rng)
-            skipped = check_pair_bounds(pairs, G0)
-            result, metric = self._learn(G0, pairs, skipped, rng)
+        if pairs_only:
+            # pairs alone: the specialised pair sweep, and eq. 22's slack, on
+            # the rows of G0 the pairs touch (all of G0 never leaves the
+            # workers when X is a dask array)
+            # stacklevel 3: this, scikit-learn's _fit_context, the user's call
+            pairs, local, G_t, touched = resolve_pairs(
+                self, y, constraints if con_list is None else con_list[0], G, rng,
+                stacklevel=3)
+            skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
+            result, metric = self._learn(G, G_t, touched, local, skipped, rng)
             set_pair_fit_attributes(self, result, pairs, metric)
         else:
+            G0 = G.all()
             # pairs among other kinds get their bounds as on their own
             con_list = [resolve_pair_constraints(self, None, c, G0, None, n, rng)
                         if not isinstance(c, ROW_KINDS) else c for c in con_list]
             check_row_indices(con_list, n)
-            result, metric, rows = self._learn_rows(G0, con_list, rng)
+            result, metric, rows_ = self._learn_rows(G0, con_list, rng)
             set_pair_fit_attributes(self, result, con_list, metric)
             # duals of the user's rows: unscaled, in their own sense
-            self.dual_coef_ = result.dual * rows.flip / rows.scale
-        self.embedding_ = G0 @ self.components_.T
-        return self
-
-    def _fit_dask(self, X, y, constraints, triplets):
-        """``fit`` on a dask array: the factor built on the chunks
-        (:class:`~sklearn_bregman._dask.DaskFactor`), the pairs drawn from
-        labels without collecting them, the rows of G0 they touch gathered
-        once, the r x r engine run here; ``embedding_`` lazy.  The same
-        result as the in-memory fit under the same ``random_state``."""
-        name = type(self).__name__
-        if triplets is not None or self.label_constraints != "pairs" or not (
-                constraints is None or isinstance(constraints, PairConstraints)
-                or not isinstance(constraints, (list, tuple, *ROW_KINDS))):
-            raise ValueError(
-                f"{name}.fit on a dask array takes pair constraints (drawn from y with "
-                "label_constraints='pairs', or constraints=PairConstraints); relative, "
-                "similarity, linear and triplet constraints need the data in memory."
-            )
-        X = check_finite_chunks(check_dask_array(X, self, reset=True, ensure_min_samples=2))
-        rng = check_random_state(self.random_state)
-        factor = DaskFactor(
-            self.kernel, self.rank, self.factor_tol, self._kernel_params(), self.low_rank,
-            random_state=self.random_state if self.low_rank == "rpcholesky" else None,
-        ).fit(X)
-        check_scale(factor.max_squared_norm_, name)
-        self.factor_ = factor
-        self.rank_ = factor.rank_
-        self.pivots_ = factor.pivots_
-        # stacklevel 4: this, fit, scikit-learn's _fit_context, the user's call
-        pairs, local, G_t = resolve_pairs_dask(self, y, constraints, X.shape[0], rng,
-                                               factor.rows, stacklevel=4)
-        skipped = check_pair_bounds(local, G_t)
-        result, metric = self._learn(G_t, local, skipped, rng,
-                                     basis=partial(_basis_of, factor, G_t))
-        set_pair_fit_attributes(self, result, pairs, metric)
-        self.embedding_ = factor.training_factor() @ self.components_.T
+            self.dual_coef_ = result.dual * rows_.flip / rows_.scale
+        self.embedding_ = G.all() @ self.components_.T
         return self
 
     def _run_rows(self, B, X0, state0, con_list, rng, divergence):
@@ -216,14 +187,6 @@ class _BaseKernelLearner(FactorLearner):
             verbose=self.verbose, owner=type(self).__name__, advice=_ROWS_ADVICE,
         )
         return result, rows
-
-
-def _basis_of(factor, G_t):
-    """:func:`~sklearn_bregman._base.orthonormal_basis` of a factor built on
-    chunks, at its rows ``G_t``: ``G0 = U S V'`` from the R of a tall-skinny
-    QR of G0 (one pass), ``U = G0 V S^-1`` at the rows."""
-    _, s, Vt = orthonormal_basis(factor.tsqr_r())
-    return np.ascontiguousarray((G_t @ Vt.T) / s), s, Vt
 
 
 #: Advice of the warning when hard rows stay violated.
@@ -405,11 +368,11 @@ class LogDetKernelLearner(_BaseKernelLearner):
     (2, 20)
     """
 
-    def _learn(self, G0, pairs, skipped, rng, basis=None):
-        # LogDet is invariant under congruence: any factor G0 with M0 = I
-        # (so the rows the constraints touch will do, for data in chunks).
+    def _learn(self, G, G_t, touched, pairs, skipped, rng):
+        # LogDet is invariant under congruence: any factor G0 with M0 = I,
+        # so the rows the constraints touch will do.
         result = pair_projections(
-            G0, pairs, np.eye(G0.shape[1]), divergence="logdet", slack=self.slack,
+            G_t, pairs, np.eye(G_t.shape[1]), divergence="logdet", slack=self.slack,
             order=self.order, tol=self.tol, max_iter=self.max_iter, random_state=rng,
             verbose=self.verbose, owner=type(self).__name__, skip=skipped,
         )
@@ -602,10 +565,10 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     (2, 20)
     """
 
-    def _learn(self, G0, pairs, skipped, rng, basis=None):
-        # basis(): U's rows at those of G0 when G0 holds only some of the
-        # factor's rows (data in chunks)
-        U, s, Vt = orthonormal_basis(G0) if basis is None else basis()
+    def _learn(self, G, G_t, touched, pairs, skipped, rng):
+        # von Neumann is invariant under orthogonal changes of basis only:
+        # the rows of an orthonormal basis U of range(G0) at the touched rows
+        U, s, Vt = G.orthonormal_rows(touched, G_t)
         result = pair_projections(
             U, pairs, np.diag(2.0 * np.log(s)), divergence="vonneumann",
             slack=self.slack, order=self.order, tol=self.tol, max_iter=self.max_iter,

@@ -2,11 +2,12 @@
 
 A pair learner's ``fit`` takes class labels ``y`` or explicit
 ``constraints``; :func:`pairs_of_fit` picks the source and draws the pairs
-from the labels, :func:`resolve_pair_constraints` then sets the bounds
-left unset by the estimator's ``bounds`` rule, measured on the initial
-factor or data, and :func:`check_pair_bounds` refuses bounds no positive
-definite metric can meet.  :func:`resolve_pairs_dask` is the same for data
-in dask chunks.  Estimator support (ARCHITECTURE.md, layer 4): it reads the
+from the labels, :func:`resolve_pairs` then gathers the rows they touch and
+sets the bounds left unset by the estimator's ``bounds`` rule, measured on
+the initial factor or data, and :func:`check_pair_bounds` refuses bounds no
+positive definite metric can meet.  The rows come through the one interface of
+:mod:`sklearn_bregman._data`, so the same code serves data in memory and in
+dask chunks.  Estimator support (ARCHITECTURE.md, layer 4): it reads the
 estimator's parameters (``n_constraints``, ``bounds``, ``epsilon``,
 ``unlabeled``).
 """
@@ -14,13 +15,13 @@ estimator's parameters (``n_constraints``, ``bounds``, ``epsilon``,
 import numpy as np
 
 from ._bounds import percentile_pairs, percentiles, set_pair_bounds
-from ._dask import DaskLabelIndex, is_dask_array
+from ._data import InMemoryRows
 from ._engine import ZERO_LENGTH_RTOL, pair_sqdist, zero_length_pairs
-from ._labels import LabelIndex, check_labels, draw_label_pairs
+from ._labels import draw_label_pairs
 from .constraints import PairConstraints, check_pairs
 
 __all__ = ["check_pair_bounds", "check_similar_bounds", "pairs_of_fit",
-           "resolve_pair_constraints", "resolve_pairs_dask"]
+           "resolve_pair_constraints", "resolve_pairs"]
 
 
 def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
@@ -47,36 +48,34 @@ def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
                    f"epsilon={estimator.epsilon})")
 
 
-def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng):
-    """The validated constraint set of a ``fit`` call, with every bound set.
+def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel):
+    """The pair constraints of a ``fit`` call, and the rows they touch.
 
     ``constraints`` wins when given (``y`` is then free for later steps of a
-    pipeline); otherwise pairs are drawn from the labels ``y``.  Bounds left
-    unset are filled by the estimator's ``bounds`` rule, measured on the rows
-    of ``G`` under the prior ``M0``.
-    """
-    # stacklevel 7: the {-1, +1} labels warning points at the user's fit call
-    # (encode_labels, LabelIndex, the lambda, pairs_of_fit, this, fit, and
-    # scikit-learn's _fit_context below it)
-    pairs, source = pairs_of_fit(
-        estimator, y, constraints, n_samples, rng,
-        lambda y: LabelIndex(check_labels(y, n_samples), estimator.unlabeled, 7))
-    return set_pair_bounds(
-        pairs, G, M0, bounds=estimator.bounds, epsilon=estimator.epsilon, random_state=rng,
-        source=source,
-    )
+    pipeline); otherwise pairs are drawn from the labels ``y`` (in memory or
+    a dask array) through ``rows.label_index``, without collecting them.
+    Then the rows that the pairs (and the random pairs of
+    ``bounds='percentile'``) touch are gathered once, ``rows.take(touched)``,
+    and the bounds left unset are filled by the estimator's ``bounds`` rule,
+    measured on them under the prior ``M0``.  The draws from ``rng`` are the
+    same whatever ``rows`` holds, so data in memory and in chunks give the
+    same pairs and bounds; and the engine, run on the touched rows with the
+    pairs re-indexed into them, takes the same steps as on all the rows.
 
-
-def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None, *, stacklevel):
-    """The constraint set of a fit on dask data, and the rows it touches.
-
-    As :func:`resolve_pair_constraints`, with the same
-    draws from ``rng``: the pairs given, or drawn from the labels ``y`` (a
-    dask array or in memory) without collecting them; then the rows of G
-    that they (and the random pairs of ``bounds='percentile'``) touch are
-    gathered once by ``rows(idx)``, and the bounds set on them.
-    ``stacklevel``: the frames from the caller up to the user's ``fit``
-    call, where the warning about {-1, +1} labels points.
+    Parameters
+    ----------
+    estimator : estimator
+        Gives ``n_constraints``, ``bounds``, ``epsilon``, ``unlabeled``.
+    y : array-like, dask array or None
+    constraints : PairConstraints, array-like or None
+    rows : rows object of :mod:`sklearn_bregman._data`
+        The training rows of the data or of the initial factor.
+    rng : RandomState
+    M0 : ndarray of shape (r, r), default=None
+        Prior metric on the rows (``None``: the identity).
+    stacklevel : int
+        Frames from the caller up to the user's ``fit`` call, where the
+        warning about {-1, +1} labels points.
 
     Returns
     -------
@@ -85,16 +84,17 @@ def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None, *, stac
     local : PairConstraints
         The same with indices into ``G_t``.
     G_t : ndarray of shape (n_touched, r)
+        The touched rows.
+    touched : ndarray of shape (n_touched,)
+        Their indices among the training rows.
     """
+    n = rows.n
+
     def label_index(y):
-        # the {-1, +1} labels warning points at the user's fit call: encode_labels,
-        # the index, this, pairs_of_fit, resolve_pairs_dask, then
-        # ``stacklevel`` frames
-        if not is_dask_array(y):
-            return LabelIndex(check_labels(y, n), estimator.unlabeled, stacklevel + 4)
-        if y.shape[0] != n:
-            raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
-        return DaskLabelIndex(y, estimator.unlabeled, stacklevel + 4)
+        # the {-1, +1} labels warning points at the user's fit call:
+        # encode_labels, the index, rows.label_index, this, pairs_of_fit,
+        # resolve_pairs, then ``stacklevel`` frames
+        return rows.label_index(y, estimator.unlabeled, stacklevel + 4)
 
     pairs, source = pairs_of_fit(estimator, y, constraints, n, rng, label_index)
     bounds = estimator.bounds
@@ -102,7 +102,7 @@ def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None, *, stac
                   and bounds == "percentile")
     extra = percentile_pairs(n, rng) if percentile else ()
     touched = np.unique(np.concatenate([pairs.i, pairs.j, *extra]))
-    G_t = rows(touched)
+    G_t = rows.take(touched)
 
     def local_index(a):
         return np.searchsorted(touched, a)
@@ -111,21 +111,35 @@ def resolve_pairs_dask(estimator, y, constraints, n, rng, rows, M0=None, *, stac
                                         pairs.sign, pairs.bound)
     if percentile:
         bounds = percentiles(pair_sqdist(G_t, local_index(extra[0]),
-                                          local_index(extra[1]), M0), 5.0, 95.0)
+                                         local_index(extra[1]), M0), 5.0, 95.0)
     local = set_pair_bounds(local, G_t, M0, bounds=bounds, epsilon=estimator.epsilon,
                             random_state=rng, source=source)
     pairs = PairConstraints._from_valid(pairs.i, pairs.j, pairs.sign, local.bound)
     pairs.source = source
-    return pairs, local, G_t
+    return pairs, local, G_t, touched
 
 
-def check_pair_bounds(pairs, G, M0=None):
+def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng, *,
+                             stacklevel=3):
+    """:func:`resolve_pairs` on rows ``G`` in memory, for the learners that
+    keep all of them (DefiniteBoost, and pairs among other kinds): the
+    pairs alone, every bound set (``stacklevel``: frames from the caller to
+    the user's ``fit`` call)."""
+    if G.shape[0] != n_samples:  # pragma: no cover - an internal error
+        raise ValueError(f"G has {G.shape[0]} rows, not n_samples={n_samples}.")
+    return resolve_pairs(estimator, y, constraints, InMemoryRows(G), rng, M0,
+                         stacklevel=stacklevel + 1)[0]
+
+
+def check_pair_bounds(pairs, G, M0=None, scale=None):
     """Refuse similar-pair bounds that no positive definite metric can meet.
 
     The check of :func:`check_similar_bounds` on the pairs of non-zero
     length in ``G`` (the others are skipped by the engine), with their
     squared distances under the prior ``M0`` (``None``: the identity) as
     the initial ones.  Called by the sweep learners before the engine runs.
+    ``scale``: the largest squared norm of a training row, when ``G`` holds
+    only the rows the pairs touch (``None``: that of ``G``'s rows).
 
     Returns
     -------
@@ -133,7 +147,7 @@ def check_pair_bounds(pairs, G, M0=None):
         The zero-length pairs, for the engine's ``skip`` (no second pass).
     """
     v2 = pair_sqdist(G, pairs.i, pairs.j)
-    skipped = zero_length_pairs(G, pairs.i, pairs.j, sqdist=v2)
+    skipped = zero_length_pairs(G, pairs.i, pairs.j, sqdist=v2, scale=scale)
     d0 = v2 if M0 is None else pair_sqdist(G, pairs.i, pairs.j, M0)
     check_similar_bounds(pairs, np.flatnonzero(~skipped), d0)
     return skipped

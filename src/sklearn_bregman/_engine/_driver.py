@@ -259,7 +259,7 @@ _BOUNDS_ADVICE = ("check the bounds against the data's squared distances (bounds
 ZERO_LENGTH_RTOL = 1e-12
 
 
-def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL, sqdist=None):
+def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL, sqdist=None, scale=None):
     """Pairs whose points coincide in ``G`` (to ``rtol`` of its scale).
 
     One test for every learner: duplicate rows, and rows that differ only
@@ -273,13 +273,16 @@ def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL, sqdist=None):
         Relative to ``max_k |g_k|^2``.
     sqdist : ndarray of shape (c,), default=None
         ``pair_sqdist(G, i, j)``, if the caller has it already.
+    scale : float, default=None
+        ``max_k |g_k|^2`` over all the training rows, when ``G`` holds only
+        some of them (``None``: over ``G``'s rows).
 
     Returns
     -------
     ndarray of shape (c,), bool
     """
     d = pair_sqdist(G, i, j) if sqdist is None else sqdist
-    return d <= rtol * max_squared_norm(G)
+    return d <= rtol * (max_squared_norm(G) if scale is None else scale)
 
 
 def warn_zero_length(skipped, owner, stacklevel):

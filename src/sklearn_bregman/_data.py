@@ -1,0 +1,189 @@
+"""Where data enters: one interface to rows held in memory or in dask chunks.
+
+An estimator that takes a dask array calls :func:`enter` once, at the top of
+``fit``, ``transform`` or ``predict``; that is the only place where the type
+of the array decides anything (``tests/test_structure.py`` checks that no
+other module asks).  What comes back is a *rows* object, and from then on
+the estimator talks to it alone, the same code for both kinds of data:
+
+- ``n``, ``shape``: the number of rows, the shape;
+- ``take(idx)``: rows ``idx`` (any order, repeats) as an ndarray;
+- ``all()``: every row, the ndarray or the lazy dask array;
+- ``in_memory(purpose)``: every row as an ndarray, or a ValueError saying
+  that ``purpose`` needs the data in memory;
+- ``map(f, n_columns)``: ``f`` applied to the rows block by block (lazy on
+  dask);
+- ``max_squared_norm()``, ``covariance()``;
+- ``label_index(y, unlabeled, stacklevel)``: where the labeled samples of
+  each class are (labels in memory or in a dask array);
+- ``low_rank_factor(...)``: the initial factor, ``(factor, factor rows)``;
+- ``side_information_cholesky(...)``: CSI's factor, its QR and map;
+- ``kmeans(...)``: k-means on the rows (scikit-learn's ``KMeans`` in
+  memory, :func:`sklearn_bregman._dask_kmeans.kmeans_dask` on chunks).
+
+The factor rows returned by :meth:`InMemoryRows.low_rank_factor` are rows
+objects too (of G0), with one more method, ``orthonormal_rows(idx, G_idx)``:
+the rows ``idx`` of an orthonormal basis U of range(G0) (thin SVD
+``G0 = U S V'``) with ``S`` and ``V'``, for the von Neumann learners.
+
+:class:`InMemoryRows` is the in-memory implementation, here;
+:class:`sklearn_bregman._dask.DaskRows` the one for dask arrays, which runs
+the O(n r) parts as tasks on the chunks (ARCHITECTURE.md, "Data in dask
+chunks").
+"""
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.utils.validation import check_memory, validate_data
+
+from ._dask import DaskRows, check_dask_array, check_finite_chunks, is_dask_array
+from ._engine import max_squared_norm
+from ._factors import (
+    LowRankFactor,
+    PivotMap,
+    cholesky_side_information,
+    orthonormal_basis,
+)
+from ._kernels import kernel_source
+from ._labels import LabelIndex, check_labels
+
+__all__ = ["InMemoryRows", "enter", "fit_low_rank_factor"]
+
+
+def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
+    """Validated ``X`` (and ``y``) as a rows object: the one branch on dask.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Sets (``reset``) or checks ``n_features_in_`` (and feature names).
+    X : array-like or dask array
+    y : array-like, default=None
+        Validated with ``X`` when ``check_y`` is given (keyword arguments of
+        scikit-learn's ``validate_data`` for the pair), in memory only;
+        passed through otherwise.
+    reset : bool
+        ``fit`` (True) or a later method (False).
+    finite : bool, default=True
+        On dask: chunks that hold NaN or inf raise when computed (in memory,
+        ``validate_data`` always checks).
+    **check
+        Further keyword arguments of ``validate_data`` (``ensure_min_samples``);
+        ``dtype`` is float64.
+
+    Returns
+    -------
+    rows : InMemoryRows or DaskRows
+    y : array-like or None
+        Only when ``check_y`` is given.
+    """
+    if is_dask_array(X):
+        X = check_dask_array(X, estimator, reset=reset,
+                             ensure_min_samples=check.get("ensure_min_samples", 1))
+        rows = DaskRows(check_finite_chunks(X) if finite else X)
+        return (rows, y) if check_y is not None else rows
+    if check_y is not None and y is not None:
+        X, y = validate_data(estimator, X, y, reset=reset, dtype=np.float64, **check_y,
+                             **check)
+        return InMemoryRows(X), y
+    X = validate_data(estimator, X, reset=reset, dtype=np.float64, **check)
+    return (InMemoryRows(X), y) if check_y is not None else InMemoryRows(X)
+
+
+def fit_low_rank_factor(X, y, kernel, rank, factor_tol, kernel_params, low_rank,
+                        unlabeled, random_state=None):
+    """A fitted :class:`~sklearn_bregman._factors.LowRankFactor` and its G0.
+
+    A module-level function of its arguments only, so that joblib's
+    ``Memory`` can cache it (the learners' ``memory`` parameter); ``y``
+    matters only to ``low_rank='csi'`` and ``random_state`` (the pivots'
+    draws) only to ``low_rank='rpcholesky'``; each is ``None`` otherwise.
+    """
+    factor = LowRankFactor(kernel, rank, factor_tol, kernel_params, method=low_rank,
+                           unlabeled=unlabeled, random_state=random_state)
+    return factor, factor.fit(X, y)
+
+
+class InMemoryRows:
+    """Rows held in memory: an ndarray (the data X, or a factor G0).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, width)
+        The rows (C-contiguous float64 as ``validate_data`` gives them).
+    """
+
+    def __init__(self, A):
+        self.A = A
+        self.n = A.shape[0]
+        self.shape = A.shape
+        self._scale = None
+
+    def take(self, idx):
+        """Rows ``idx`` as an ndarray (a copy)."""
+        return self.A[idx]
+
+    def all(self):
+        """Every row: the ndarray itself."""
+        return self.A
+
+    def in_memory(self, purpose, advice=None):
+        """Every row as an ndarray (they are; on dask a ValueError that names
+        ``purpose`` and gives the ``advice``)."""
+        return self.A
+
+    def map(self, function, n_columns=None, dtype=np.float64):
+        """``function(A)``: a function of row blocks applied to all the rows."""
+        return function(self.A)
+
+    def max_squared_norm(self):
+        """The largest squared norm of a row (computed once)."""
+        if self._scale is None:
+            self._scale = max_squared_norm(self.A)
+        return self._scale
+
+    def covariance(self):
+        """The covariance matrix of the columns (at least 2-D)."""
+        return np.atleast_2d(np.cov(self.A, rowvar=False))
+
+    def label_index(self, y, unlabeled, stacklevel):
+        """A :class:`~sklearn_bregman._labels.LabelIndex` of the labels ``y``
+        (one per row); ``stacklevel`` counts from this call."""
+        return LabelIndex(check_labels(y, self.n), unlabeled, stacklevel + 1)
+
+    def orthonormal_rows(self, idx, G_idx=None):
+        """Rows ``idx`` of an orthonormal basis U of range(A), with S and V'
+        (the thin SVD ``A = U S V'``)."""
+        U, s, Vt = orthonormal_basis(self.A)
+        return np.ascontiguousarray(U[idx]), s, Vt
+
+    def low_rank_factor(self, y, kernel, rank, tol, params, method, unlabeled=-1,
+                        random_state=None, memory=None):
+        """The initial factor: a fitted
+        :class:`~sklearn_bregman._factors.LowRankFactor` and its G0 as rows
+        (``memory``: a joblib ``Memory`` caching it, or None)."""
+        fit = check_memory(memory).cache(fit_low_rank_factor)
+        factor, G0 = fit(self.A, y if method == "csi" else None, kernel, rank, tol, params,
+                         method, unlabeled,
+                         random_state=random_state if method == "rpcholesky" else None)
+        return factor, InMemoryRows(G0)
+
+    def side_information_cholesky(self, Y, kernel, params, *, max_rank, kappa, delta, tol,
+                                  center, random_state):
+        """CSI (Bach & Jordan 2005) on the rows: a
+        :class:`~sklearn_bregman._factors.CSIResult` and the out-of-sample
+        map of its pivots."""
+        column, diag = kernel_source(self.A, kernel, params)
+        res = cholesky_side_information(
+            column, diag, Y, max_rank=max_rank, kappa=kappa, delta=delta, tol=tol,
+            center=center, random_state=random_state)
+        if res.G.shape[1] == 0:
+            raise ValueError("The kernel is zero on the training data: nothing to factor.")
+        return res, PivotMap(res.G, res.pivots, self.A, kernel, params)
+
+    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose):
+        """scikit-learn's :class:`~sklearn.cluster.KMeans` on the rows:
+        ``(centers, inertia, n_iter, labels, the fitted KMeans)``."""
+        km = KMeans(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol,
+                    random_state=random_state, verbose=verbose).fit(self.A)
+        return km.cluster_centers_, km.inertia_, km.n_iter_, km.labels_, km
