@@ -73,7 +73,7 @@ def run(method, X, params, rank, seed):
     if method == "greedy (pivoted_cholesky)":
         # the column source of LowRankFactor (and so of the learners)
         column, diag = kernel_source(X, "rbf", params)
-        _, _, res = pivoted_cholesky(column, diag, rank, 0.0)
+        _, _, res, _ = pivoted_cholesky(column, diag, rank, 0.0)
         return float(res[-1])
     columns = lambda S: kernel_columns(X, X[S], "rbf", params)  # noqa: E731
     sub = lambda S: kernel_columns(X[S], X[S], "rbf", params)  # noqa: E731

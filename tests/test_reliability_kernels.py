@@ -36,7 +36,7 @@ K_RBF = pairwise_kernels(X, metric="rbf", gamma=0.25)  # gamma=None: 1 / n_featu
 
 def plain_cholesky(K, rank):
     """Pivots and factor of pivoted incomplete Cholesky on the whole kernel."""
-    G, piv, _ = pivoted_cholesky(lambda p: K[:, p], np.diag(K).copy(), rank, 0.0)
+    G, piv, _, _ = pivoted_cholesky(lambda p: K[:, p], np.diag(K).copy(), rank, 0.0)
     return G, piv
 
 

@@ -118,13 +118,15 @@ def cholesky_step(values, G, g_p, d_p, d, earlier):
     return values
 
 
-def pivoted_cholesky(column, diag, max_rank, tol):
+def pivoted_cholesky(column, diag, max_rank, tol, *, stop="residual"):
     """Pivoted incomplete Cholesky from kernel columns.
 
     At step k the pivot p is the point of largest residual diagonal
     ``d_p = K_pp - |G[p, :k]|^2`` and the new column is
     ``G[:, k] = (K[:, p] - G[:, :k] G[p, :k]') / sqrt(d_p)``
-    (Bach & Jordan 2005, Section 2.1).  Memory O(n * max_rank).
+    (Bach & Jordan 2005, Section 2.1; :func:`cholesky_step`).  Memory
+    O(n r) for the r columns made: the buffer grows by doubling, so a large
+    ``max_rank`` (n, for CSIDecomposition's default) costs nothing until used.
 
     Parameters
     ----------
@@ -135,15 +137,20 @@ def pivoted_cholesky(column, diag, max_rank, tol):
     max_rank : int
         Largest number of columns.
     tol : float
-        Stop once the residual trace ``tr(K - G G')`` is at most
-        ``tol * tr(K)``.
+        ``stop='residual'``: stop once the residual trace ``tr(K - G G')``
+        is at most ``tol * tr(K)``.  ``stop='gain'``: stop after a column
+        whose squared norm is below ``tol * tr(K)`` (kept), CSI's rule
+        without side information (its gain, Bach & Jordan Section 2.2).
+    stop : {'residual', 'gain'}, default='residual'
 
     Returns
     -------
-    G : ndarray of shape (n, r), C-contiguous
+    G : ndarray of shape (n, r), Fortran-ordered
     pivots : ndarray of shape (r,), intp
     residual_trace : ndarray of shape (r + 1,)
         ``tr(K - G G')`` before the first and after each step.
+    norms : ndarray of shape (r,)
+        The squared norm of each column (its reduction of the trace).
     """
     n = diag.shape[0]
     d = np.array(diag, dtype=np.float64)
@@ -151,25 +158,37 @@ def pivoted_cholesky(column, diag, max_rank, tol):
         raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing to factor.")
     np.maximum(d, 0.0, out=d)
     trace0 = d.sum()
-    G = np.zeros((n, max_rank), order="F")  # columns contiguous for the step
+    cap = min(max_rank, 128)
+    G = np.zeros((n, cap), order="F")  # columns contiguous for the step
     pivots = np.zeros(max_rank, dtype=np.intp)
     residual = [trace0]
+    norms = []
     # pivots whose residual is below this are numerically dependent on the others
     floor = 1e-12 * max(d.max(), np.finfo(float).tiny) if n else 0.0
     k = 0
-    while k < max_rank and residual[-1] > tol * trace0:
+    while k < max_rank and (stop == "gain" or residual[-1] > tol * trace0):
         p = int(np.argmax(d))
         if d[p] <= floor:
             break
         values = np.array(column(p), dtype=np.float64).reshape(-1)
         if not np.isfinite(values).all():
             raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
+        if k == cap:
+            cap = min(max_rank, 2 * cap)
+            grown = np.zeros((n, cap), order="F")
+            grown[:, :k] = G
+            G = grown
         G[:, k] = cholesky_step(values, G[:, :k], G[p, :k], d[p], d, pivots[:k])
         d[p] = 0.0
         pivots[k] = p
         k += 1
         residual.append(max(float(d.sum()), 0.0))
-    return np.ascontiguousarray(G[:, :k]), pivots[:k], np.array(residual)
+        norms.append(float(G[:, k - 1] @ G[:, k - 1]))
+        if stop == "gain" and norms[-1] / trace0 < tol:
+            break
+    # column-major as built (no copy when the buffer is full)
+    G = G if k == cap else np.asfortranarray(G[:, :k])
+    return G, pivots[:k], np.array(residual), np.array(norms)
 
 
 
@@ -473,10 +492,15 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     plain = mu == 0.0 or delta == 0  # plain pivoted incomplete Cholesky
     lam = kappa / trace if mu > 0 else 1.0 / trace
     if plain:
-        delta = 0
+        # greedy pivoted incomplete Cholesky, the factor kind of that name:
+        # its step, stopped by the gain lam |g_k|^2 = |g_k|^2 / tr(K)
+        G, pivots, approx, norms = pivoted_cholesky(column, diag, max_rank, tol,
+                                                    stop="gain")
+        return _plain_result(G, pivots, approx, norms / trace, Y, y_norm, y_scale, y_max,
+                             center)
     floor = FLOOR * diag.max()
     d = Y.shape[1]
-    buf = _Buffers(n, d, min(n, max_rank + delta), delta, plain)
+    buf = _Buffers(n, d, min(n, max_rank + delta), delta)
     acc = np.zeros((n, max(d, 1)), order="F")
     work = np.empty(2 * n + delta + 2)
     dadv = diag.copy()  # residual after all t columns
@@ -494,9 +518,8 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         if not np.isfinite(values).all():
             raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
         cholesky_append(buf.G, dadv, values, t, buf.pivots, p)
-        if not plain:  # (plain: the QR is done once at the end)
-            qr_append(buf.Q, buf.R, buf.E, Y, buf.G, t, center)
-            lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work)
+        qr_append(buf.Q, buf.R, buf.E, Y, buf.G, t, center)
+        lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work)
         buf.pivots[t] = p
         used[p] = True
         t += 1
@@ -516,43 +539,32 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
             break
         append(p)
     while k0 < max_rank:
-        if delta == 0:
-            p = classical()
-            if p is None:
+        if k0 == t:
+            break
+        # a point outside the look-ahead with no residual left after it is
+        # numerically in its span: it cannot be appended as a new column
+        candidate = (~chosen & (dk > floor) & (used | (dadv > floor))).view(np.uint8)
+        estimated_gains(gains_est, A, dk, dadv, buf.W, buf.E, k0, t, lam, mu, candidate,
+                        acc, work)
+        best = gains_est.max()
+        if not np.isfinite(best):
+            break
+        ties = np.flatnonzero(gains_est >= best - 1e-12 * abs(best))
+        p = int(ties[0] if ties.size == 1 else rng.choice(ties))
+        if not used[p]:
+            if t == buf.limit:
                 break
             append(p)
-        else:
-            if k0 == t:
-                break
-            # a point outside the look-ahead with no residual left after it is
-            # numerically in its span: it cannot be appended as a new column
-            candidate = (~chosen & (dk > floor) & (used | (dadv > floor))).view(np.uint8)
-            estimated_gains(gains_est, A, dk, dadv, buf.W, buf.E, k0, t, lam, mu, candidate,
-                            acc, work)
-            best = gains_est.max()
-            if not np.isfinite(best):
-                break
-            ties = np.flatnonzero(gains_est >= best - 1e-12 * abs(best))
-            p = int(ties[0] if ties.size == 1 else rng.choice(ties))
-            if not used[p]:
-                if t == buf.limit:
-                    break
-                append(p)
-            elif t < buf.limit:  # keep delta columns ahead: the classical pivot
-                extra = classical()
-                if extra is not None:
-                    append(extra)
-            pos = k0 + int(np.flatnonzero(buf.pivots[k0:t] == p)[0])
-            if pos > k0:  # move p to position k0 (App. A)
-                move_pivot(buf.G, buf.Q, buf.R, buf.E, buf.W, buf.pivots, pos, k0, t)
-        if plain:
-            gg = float(buf.G[:, k0] @ buf.G[:, k0])
-            dk = dadv
-        else:
-            gg = lookahead_chosen(A, dk, buf.G, k0, t, work)
+        elif t < buf.limit:  # keep delta columns ahead: the classical pivot
+            extra = classical()
+            if extra is not None:
+                append(extra)
+        pos = k0 + int(np.flatnonzero(buf.pivots[k0:t] == p)[0])
+        if pos > k0:  # move p to position k0 (App. A)
+            move_pivot(buf.G, buf.Q, buf.R, buf.E, buf.W, buf.pivots, pos, k0, t)
+        gg = lookahead_chosen(A, dk, buf.G, k0, t, work)
         chosen[buf.pivots[k0]] = True
-        # (plain: no QR yet; the prediction errors are computed at the end)
-        qy = float((buf.E[:, k0] ** 2).sum()) if d and not plain else 0.0
+        qy = float((buf.E[:, k0] ** 2).sum()) if d else 0.0
         k0 += 1
         approx.append(max(float(dk.sum()), 0.0))
         pred.append(max(pred[-1] - qy, 0.0))
@@ -561,24 +573,17 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         if gain < tol:
             break
     m = k0
-    G, Q, R, pivots = buf.G[:, :m], buf.Q, buf.R, buf.pivots
-    if plain:
-        Gc = G - G.mean(0) if center else G.copy(order="F")
-        norms = np.sqrt(np.einsum("ij,ij->j", Gc, Gc))  # (no n x m temporary)
-        Q, R = linalg.qr(Gc, mode="economic", overwrite_a=True, check_finite=False)
-        del Gc
-        # a column already in the span of the earlier ones (e.g. constant once
-        # centred, as the one column of a single sample) adds no direction:
-        # Q[:, k] = 0 and R[k, k] = 0, as qr_append does, rather than the
-        # arbitrary unit vector of the Householder QR
-        flat = np.abs(np.diag(R)) <= 1e-12 * norms
-        Q[:, flat] = 0.0
-        R[flat, flat] = 0.0
-        if y_norm > 0:  # y given but not used for the pivots: its prediction errors
-            pred = list(y_norm - np.concatenate([[0.0], np.cumsum(((Y.T @ Q) ** 2).sum(0))]))
-    else:
-        Q, R = Q[:, :m], np.triu(R[:m, :m])
-    # back to the units of y (exact: y_scale is a power of two)
+    G, pivots = buf.G[:, :m], buf.pivots
+    Q, R = buf.Q[:, :m], np.triu(buf.R[:m, :m])
+    return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
+                     approximation_error=np.array(approx),
+                     prediction_error=_prediction_error(pred, y_scale, y_max),
+                     gains=np.array(gains))
+
+
+def _prediction_error(pred, y_scale, y_max):
+    """The prediction errors back in the units of y (exact: ``y_scale`` is a
+    power of two), or a ValueError if they overflow."""
     with np.errstate(over="ignore"):
         prediction_error = np.maximum(np.array(pred), 0.0) * y_scale * y_scale
     if not np.isfinite(prediction_error).all():
@@ -587,10 +592,30 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
             f"rank 0, overflows float64 (largest |y| = {y_max:.3g}); "
             f"rescale y (CSI's pivots do not depend on the scale of y)."
         )
-    return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
-                     approximation_error=np.array(approx),
-                     prediction_error=prediction_error,
-                     gains=np.array(gains))
+    return prediction_error
+
+
+def _plain_result(G, pivots, approx, gains, Y, y_norm, y_scale, y_max, center):
+    """CSI's result without side information: the greedy factor ``G`` and the
+    QR of its (centred) columns, done once at the end; ``Y`` (scaled by
+    ``y_scale``, centred if ``center``) gives prediction errors only."""
+    Gc = G - G.mean(0) if center else G.copy(order="F")
+    norms = np.sqrt(np.einsum("ij,ij->j", Gc, Gc))  # (no n x m temporary)
+    Q, R = linalg.qr(Gc, mode="economic", overwrite_a=True, check_finite=False)
+    del Gc
+    # a column already in the span of the earlier ones (e.g. constant once
+    # centred, as the one column of a single sample) adds no direction:
+    # Q[:, k] = 0 and R[k, k] = 0, as qr_append does, rather than the
+    # arbitrary unit vector of the Householder QR
+    flat = np.abs(np.diag(R)) <= 1e-12 * norms
+    Q[:, flat] = 0.0
+    R[flat, flat] = 0.0
+    pred = np.full(G.shape[1] + 1, y_norm)
+    if y_norm > 0:  # y given but not used for the pivots: its prediction errors
+        pred = y_norm - np.concatenate([[0.0], np.cumsum(((Y.T @ Q) ** 2).sum(0))])
+    return CSIResult(G=G, pivots=pivots, Q=Q, R=R, approximation_error=approx,
+                     prediction_error=_prediction_error(pred, y_scale, y_max),
+                     gains=gains)
 
 
 class _Buffers:
@@ -599,12 +624,11 @@ class _Buffers:
     G, Q, W are n x cap, R cap x cap, E d x cap, pivots cap; ``limit`` is
     the most columns a run may use (min(n, max_rank + delta)).  Starting
     small and doubling keeps the memory at O(n (m + delta)) for a run that
-    stops at rank m, whatever ``max_rank`` (n by default) allows.  Plain
-    incomplete Cholesky only needs G.
+    stops at rank m, whatever ``max_rank`` (n by default) allows.
     """
 
-    def __init__(self, n, d, limit, delta, plain):
-        self.n, self.d, self.limit, self.plain = n, d, limit, plain
+    def __init__(self, n, d, limit, delta):
+        self.n, self.d, self.limit = n, d, limit
         self.cap = 0
         cap = delta + 64
         cap = limit if limit <= 2 * cap else cap  # one growth saved is worth it
@@ -629,11 +653,10 @@ class _Buffers:
 
         old = self.cap
         self.G = grow(self.G, self.n)
-        if not self.plain:
-            self.Q = grow(self.Q, self.n)
-            self.W = grow(self.W, self.n)
-            self.R = grow(self.R, cap, square=True)
-            self.E = grow(self.E, self.d)
+        self.Q = grow(self.Q, self.n)
+        self.W = grow(self.W, self.n)
+        self.R = grow(self.R, cap, square=True)
+        self.E = grow(self.E, self.d)
         pivots = np.zeros(cap, dtype=np.intp)
         pivots[:old] = self.pivots
         self.pivots = pivots
@@ -898,7 +921,8 @@ class LowRankFactor:
             return randomly_pivoted_cholesky(*block, diag, rank, self.tol,
                                              random_state=self.random_state)
         if self.method != "csi":
-            return pivoted_cholesky(column, diag, rank, self.tol)
+            G, pivots, residual, _ = pivoted_cholesky(column, diag, rank, self.tol)
+            return np.ascontiguousarray(G), pivots, residual
         res = cholesky_side_information(column, diag, side_information(y, self.unlabeled),
                                         max_rank=rank, tol=self.tol)
         return np.ascontiguousarray(res.G), res.pivots, res.approximation_error
