@@ -18,7 +18,6 @@ import numpy as np
 from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.preprocessing import normalize
-from sklearn.utils.validation import check_symmetric
 
 from ._sklearn_compat import Interval, StrOptions
 
@@ -229,6 +228,10 @@ def kernel_diagonal(X, kernel, params):
     return check_finite_kernel(diag, kernel, params, X)
 
 
+#: Rows per block of :func:`check_precomputed`'s symmetry test.
+_SYMMETRY_BLOCK = 512
+
+
 def check_precomputed(X):
     """A precomputed training kernel must be a square, symmetric matrix."""
     if X.shape[0] != X.shape[1]:
@@ -237,12 +240,15 @@ def check_precomputed(X):
             f"shape {X.shape}."
         )
     scale = max(np.abs(np.diag(X)).max(), 1.0)
-    try:
-        check_symmetric(X, tol=1e-10 * scale, raise_exception=True)
-    except ValueError:
-        raise ValueError(
-            "kernel='precomputed': X must be a symmetric kernel matrix."
-        ) from None
+    # scikit-learn's check_symmetric(X, tol) test, np.allclose(X, X.T,
+    # atol=tol) (rtol 1e-5), in blocks of rows: allclose's n x n temporaries
+    # made it most of a KernelKMeans fit on a precomputed kernel
+    atol = 1e-10 * scale
+    for start in range(0, X.shape[0], _SYMMETRY_BLOCK):
+        rows = X[start:start + _SYMMETRY_BLOCK]
+        cols = X[:, start:start + _SYMMETRY_BLOCK].T
+        if not (np.abs(rows - cols) <= atol + 1e-5 * np.abs(cols)).all():
+            raise ValueError("kernel='precomputed': X must be a symmetric kernel matrix.")
 
 
 def kernel_source(X, kernel, params):
