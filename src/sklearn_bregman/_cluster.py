@@ -1,19 +1,20 @@
-"""Kernel k-means: on a factor, k-means on its rows; on a kernel matrix, the real one."""
+"""Kernel k-means: k-means on the rows of a factor of the kernel."""
 
 from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._data import enter
-from ._factors import power_of_two_below
-from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
+from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from ._sklearn_compat import Interval, StrOptions, fit_context
 
 __all__ = ["KernelKMeans"]
+
+#: Residual trace (relative to the trace) at which the kernel's factor stops.
+_FACTOR_TOL = 1e-10
 
 
 class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
@@ -25,20 +26,28 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     .. math:: \|\phi(x_i) - m_c\|^2 = K_{ii} - \frac{2}{|c|} \sum_{j \in c} K_{ij}
               + \frac{1}{|c|^2} \sum_{j, l \in c} K_{jl}.
 
-    - ``kernel='precomputed'``: the real kernel k-means on the given n x n
-      matrix (square and symmetric, as for every estimator of the package);
-      each iteration is one product ``K @ Z`` with the n x c cluster
-      indicator Z, O(n^2 c).  k-means++ seeding in feature space.
-    - any other kernel: the kernel is factored, K ~= G G' (the data itself
-      for 'linear', pivoted incomplete Cholesky of rank ``rank``
-      otherwise), and kernel k-means on G G' is k-means on the rows of G
-      (scikit-learn's :class:`~sklearn.cluster.KMeans`), O(n r c) per
-      iteration, memory O(n r).  On a dask array the factor is built on
-      the chunks and k-means++ and Lloyd's iterations run as per-chunk
-      tasks (:mod:`sklearn_bregman._dask_kmeans`); ``labels_`` and
-      ``predict`` are then lazy.  A learner's ``embedding_`` is such a factor
-      of its learned kernel, so ``KernelKMeans(kernel='linear')`` on it
-      clusters with the learned kernel exactly.
+    Kernel k-means on ``K = G G'`` is k-means on the rows of G (the
+    distances above are those of the rows), so the kernel is factored,
+    K ~= G G' (the data itself for 'linear', pivoted incomplete Cholesky of
+    rank ``rank`` otherwise, to a residual trace of 1e-10 of the trace),
+    and the rows of G go through one k-means: scikit-learn's
+    :class:`~sklearn.cluster.KMeans` in memory, O(n r c) per iteration,
+    memory O(n r).
+
+    - ``kernel='precomputed'``: the given n x n matrix (square and
+      symmetric, as for every estimator of the package) is factored the
+      same way, at rank n by default, so that up to that residual this is
+      kernel k-means on the matrix itself (a matrix that is not positive
+      semi-definite is factored on its positive part, with a warning);
+      ``predict`` takes the kernel between new and training points.
+    - On a dask array the factor is built on the chunks and k-means++ and
+      Lloyd's iterations run as per-chunk tasks
+      (:mod:`sklearn_bregman._dask_kmeans`); ``labels_`` and ``predict`` are
+      then lazy.
+
+    A learner's ``embedding_`` is such a factor of its learned kernel, so
+    ``KernelKMeans(kernel='linear')`` on it clusters with the learned kernel
+    exactly.
 
     Parameters
     ----------
@@ -60,8 +69,8 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     kernel_params : dict, default=None
         Parameters of a callable kernel.
     rank : int, default=None
-        Rank of the incomplete Cholesky factor for non-linear kernels
-        (``None``: min(n_samples, 100)).
+        Largest rank of the incomplete Cholesky factor for non-linear kernels
+        (``None``: min(n_samples, 100); n_samples for 'precomputed').
     low_rank : {'cholesky', 'rpcholesky'}, default='cholesky'
         Pivots of that factor: the largest residual diagonal, or drawn in
         proportion to it (randomly pivoted Cholesky, blocked; with
@@ -72,14 +81,12 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     max_iter : int, default=300
         Iterations per restart.
     tol : float, default=1e-4
-        Stop when the inertia improves by less than ``tol`` times itself
-        (precomputed path), or KMeans' own ``tol``.
+        KMeans' own ``tol`` (on the shift of the centres).
     random_state : int, RandomState instance or None, default=None
         Seeds the k-means++ seeding of every restart and the pivots of
         ``low_rank='rpcholesky'``.
     verbose : int, default=0
-        Print the inertia of every restart (scikit-learn's KMeans' own
-        output for the factored path).
+        scikit-learn's KMeans' own output (the inertia of every iteration).
 
     Attributes
     ----------
@@ -91,14 +98,12 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     n_iter_ : int
         Iterations of the best run.
     cluster_centers_ : ndarray of shape (n_clusters, rank)
-        Means in the factor's coordinates (not for 'precomputed').
+        Means in the factor's coordinates.
     factor_ : LowRankFactor or DaskFactor
         The kernel's factor G (``K ~= G G'``) and its map of new points, built
-        on the chunks (``DaskFactor``) when ``X`` is a dask array (not for
-        'precomputed').
+        on the chunks (``DaskFactor``) when ``X`` is a dask array.
     kmeans_ : sklearn.cluster.KMeans
-        The fitted k-means on the rows of the factor (in-memory, not
-        'precomputed' data only).
+        The fitted k-means on the rows of the factor (data in memory only).
     n_features_in_ : int
         Number of features seen during ``fit``.
 
@@ -168,18 +173,17 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
             raise ValueError(
                 f"n_samples={rows.n} should be >= n_clusters={self.n_clusters}."
             )
+        rank = self.rank
         if self.kernel == "precomputed":
-            K = rows.in_memory("KernelKMeans with kernel='precomputed'",
-                               "the n x n kernel matrix is what a factor avoids; give "
-                               "the points")
-            check_precomputed(K)
-            self._fit_precomputed(K)
-            return self
-        # the factor's rows: scikit-learn's KMeans in memory, the per-chunk
-        # k-means of _dask_kmeans on a dask array (kept on the workers when
-        # the rows fit there, otherwise computed anew from X at every pass)
+            rows.in_memory("KernelKMeans with kernel='precomputed'",
+                           "the n x n kernel matrix is what a factor avoids; give the points")
+            rank = rows.n if rank is None else rank
+        # kernel k-means on G G' is k-means on the rows of G: scikit-learn's
+        # KMeans in memory, the per-chunk k-means of _dask_kmeans on a dask
+        # array (kept on the workers when the rows fit there, otherwise
+        # computed anew from X at every pass)
         self.factor_, G = rows.low_rank_factor(
-            None, self.kernel, self.rank, 1e-10, self._kernel_params(), self.low_rank,
+            None, self.kernel, rank, _FACTOR_TOL, self._kernel_params(), self.low_rank,
             random_state=self.random_state)
         self.cluster_centers_, inertia, self.n_iter_, self.labels_, kmeans = G.kmeans(
             self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol,
@@ -188,33 +192,6 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
             self.kmeans_ = kmeans
         self.inertia_ = _finite_inertia(inertia, self.cluster_centers_)
         return self
-
-    def _fit_precomputed(self, K):
-        rng = check_random_state(self.random_state)
-        # Kernel k-means is homogeneous in K (same labels, inertia times s for
-        # K / s): a kernel so large that its sums would overflow is divided by
-        # a power of two (exact) and the inertia scaled back.  Only then is K
-        # copied.
-        K_in = K
-        largest = max(float(K.max()), -float(K.min()))
-        scale = power_of_two_below(largest) if largest > _LARGE else 1.0
-        if scale != 1.0:
-            K = K / scale
-        diag = np.diag(K).copy()
-        best = None
-        for run in range(self.n_init):
-            labels, inertia, n_iter = _kernel_kmeans_single(
-                K, diag, self.n_clusters, self.max_iter, self.tol, rng
-            )
-            if self.verbose:
-                print(f"[KernelKMeans] init {run}: inertia {inertia:.6g}, {n_iter} iterations")
-            if best is None or inertia < best[1]:
-                best = (labels, inertia, n_iter)
-        self.labels_, inertia, self.n_iter_ = best
-        self.inertia_ = _finite_inertia(inertia * scale, K_in)
-        # what predict needs: K_new @ Zs and the squared norms of the means
-        self._Zs, _, within, _ = _means(K, self.labels_, self.n_clusters)
-        self._within = within * scale
 
     def predict(self, X):
         """Nearest cluster mean in feature space for new points.
@@ -233,10 +210,6 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         """
         check_is_fitted(self)
         rows = enter(self, X, reset=False, finite=False)
-        if self.kernel == "precomputed":
-            K = rows.in_memory("KernelKMeans with kernel='precomputed'")
-            # K(x, x) is the same for every cluster: left out of the argmin
-            return np.argmin(self._within - 2.0 * (K @ self._Zs), axis=1)
         # (fitted in memory: its KMeans' own predict; on chunks: the centres)
         nearest = (partial(_kmeans_predict, self.factor_, self.kmeans_)
                    if hasattr(self, "kmeans_") else
@@ -247,11 +220,6 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
-
-
-#: Largest kernel value used as it is by the precomputed path; sums of up to
-#: n^2 such values stay far from overflow.
-_LARGE = 1e100
 
 
 def _kmeans_predict(factor, kmeans, X):
@@ -278,91 +246,3 @@ def _finite_inertia(inertia, values):
             "scale of X, or of the kernel matrix for kernel='precomputed'."
         )
     return inertia
-
-
-def _indicator(labels, k):
-    Z = np.zeros((labels.shape[0], k))
-    Z[np.arange(labels.shape[0]), labels] = 1.0
-    return Z
-
-
-def _means(K, labels, k):
-    """Cluster means as weights Zs (n x k, columns sum to 1), with K @ Zs and
-    the squared norms of the means, diag(Zs' K Zs)."""
-    Z = _indicator(labels, k)
-    sizes = Z.sum(0)
-    Zs = Z / np.maximum(sizes, 1)
-    KZs = K @ Zs
-    return Zs, KZs, np.einsum("ij,ij->j", Zs, KZs), sizes
-
-
-def _distances(diag, KZs, norms, sizes):
-    """Squared feature-space distances of every point to every cluster mean."""
-    D = diag[:, None] - 2.0 * KZs + norms[None, :]
-    D[:, sizes == 0] = np.inf
-    return np.maximum(D, 0.0)
-
-
-def _kmeans_plus_plus(K, diag, k, rng):
-    """Greedy k-means++ seeding in feature space (as scikit-learn's KMeans).
-
-    Each new seed is the best, by the resulting potential, of
-    ``2 + log(k)`` candidates drawn with probability proportional to the
-    squared distance to the nearest seed so far.
-    """
-    n = K.shape[0]
-    n_trials = 2 + int(np.log(k))
-
-    def sq_dist_to(c):
-        return np.maximum(diag - 2 * K[:, c] + diag[c], 0.0)
-
-    seeds = [rng.randint(n)]
-    closest = sq_dist_to(seeds[0])
-    for _ in range(1, k):
-        total = closest.sum()
-        if total <= 0:  # every point coincides with a seed
-            seeds.append(rng.choice(np.setdiff1d(np.arange(n), seeds)))
-            continue
-        candidates = rng.choice(n, size=n_trials, p=closest / total)
-        trials = np.minimum(closest[:, None], np.maximum(
-            diag[:, None] - 2 * K[:, candidates] + diag[candidates][None, :], 0.0))
-        best = int(np.argmin(trials.sum(0)))
-        seeds.append(candidates[best])
-        closest = trials[:, best]
-    return np.array(seeds)
-
-
-def _kernel_kmeans_single(K, diag, k, max_iter, tol, rng):
-    """One run of Lloyd's iterations in feature space from k-means++ seeds.
-
-    Stops when no label changes, or when the squared shift of the means,
-    sum_c |m_c - m_c_old|^2, is at most ``tol`` times the data's total
-    variance in feature space (scikit-learn's KMeans measures ``tol`` on the
-    centre shift the same way, against the mean feature variance).
-    """
-    n = K.shape[0]
-    tol_abs = tol * max((diag.sum() - K.sum() / n) / n, 0.0)
-    seeds = _kmeans_plus_plus(K, diag, k, rng)
-    labels = np.argmin(diag[:, None] - 2 * K[:, seeds] + diag[seeds][None, :], axis=1)
-    labels[seeds] = np.arange(k)
-    Zs_old = norms_old = None
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 (returned after the loop)
-        Zs, KZs, norms, sizes = _means(K, labels, k)
-        if Zs_old is not None:
-            # |m_c - m_c_old|^2 = |m_c|^2 - 2 m_c_old . m_c + |m_c_old|^2
-            shift = (norms - 2 * np.einsum("ij,ij->j", Zs_old, KZs) + norms_old).sum()
-            if shift <= tol_abs:
-                break
-        D = _distances(diag, KZs, norms, sizes)
-        new = np.argmin(D, axis=1)
-        # an empty cluster takes the point farthest from its current mean
-        for c in np.setdiff1d(np.arange(k), new):
-            far = np.argmax(D[np.arange(n), new])
-            new[far] = c
-            D[far, :] = 0.0
-        if np.array_equal(new, labels):
-            break
-        labels, Zs_old, norms_old = new, Zs, norms
-    _, KZs, norms, sizes = _means(K, labels, k)
-    D = _distances(diag, KZs, norms, sizes)
-    return labels, float(D[np.arange(n), labels].sum()), n_iter

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import lapack
 from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
@@ -59,6 +60,7 @@ from ._sklearn_compat import num_samples
 __all__ = ["FLOOR", "RPCHOLESKY_BLOCK", "CSIResult", "LowRankFactor", "PivotMap",
            "orthonormal_basis",
            "SpectralFactor", "check_rank", "cholesky_side_information", "cholesky_step",
+           "dense_pivoted_cholesky",
            "pivoted_cholesky", "power_of_two_below", "randomly_pivoted_cholesky",
            "rejection_cholesky", "rpcholesky_columns", "side_information", "targets"]
 
@@ -190,6 +192,56 @@ def pivoted_cholesky(column, diag, max_rank, tol, *, stop="residual"):
     G = G if k == cap else np.asfortranarray(G[:, :k])
     return G, pivots[:k], np.array(residual), np.array(norms)
 
+
+
+def dense_pivoted_cholesky(K, max_rank, tol):
+    """:func:`pivoted_cholesky`'s greedy rule on a kernel matrix held whole.
+
+    The same pivots (the largest residual diagonal at each step, to
+    rounding and ties) computed by LAPACK's blocked pivoted Cholesky
+    (``dpstrf``, BLAS-3: it defers the update of the trailing matrix to
+    blocks of columns, which a factor built column by column from kernel
+    columns cannot), run to the numerical rank (residual diagonal at most
+    1e-12 of the largest) and then cut to ``max_rank`` columns and to the
+    first residual trace at most ``tol * tr(K)``.  It pays when most of the
+    n columns are wanted (KernelKMeans on a precomputed kernel): the run
+    costs O(n r_num^2) whatever ``max_rank`` is.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The symmetric kernel matrix (not modified).
+    max_rank : int
+    tol : float
+
+    Returns
+    -------
+    As :func:`pivoted_cholesky` (G column-major, ``G[pivots]`` lower
+    triangular; the residual traces are ``tr(K) - sum_k |g_k|^2``).
+    """
+    n = K.shape[0]
+    d = np.maximum(np.diag(K).astype(np.float64), 0.0)
+    if not np.isfinite(d).all():
+        raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing to factor.")
+    trace0 = float(d.sum())
+    floor = FLOOR * max(d.max(initial=0.0), np.finfo(float).tiny)
+    if d.max(initial=0.0) <= floor:
+        return np.zeros((n, 0), order="F"), np.zeros(0, np.intp), np.array([trace0]), \
+            np.zeros(0)
+    c, piv, rank, info = lapack.dpstrf(np.array(K, dtype=np.float64, order="F"), lower=1,
+                                       tol=floor)
+    if info < 0:  # pragma: no cover - an argument error of ours
+        raise ValueError(f"LAPACK dpstrf: illegal argument {-info}.")
+    pivots = (piv[:rank] - 1).astype(np.intp)
+    G = np.zeros((n, rank), order="F")
+    G[piv - 1] = np.tril(c[:, :rank])  # rows back in the data's order
+    del c
+    norms = np.einsum("ij,ij->j", G, G)
+    residual = np.maximum(trace0 - np.cumsum(norms), 0.0)
+    below = np.flatnonzero(residual <= tol * trace0)
+    k = min(max_rank, rank, int(below[0]) + 1 if below.size else rank)
+    G = G if k == rank else np.asfortranarray(G[:, :k])
+    return G, pivots[:k], np.concatenate([[trace0], residual[:k]]), norms[:k]
 
 
 #: Proposals per round of :func:`randomly_pivoted_cholesky` (see there).
@@ -902,7 +954,8 @@ class LowRankFactor:
             else:
                 block = (lambda S: kernel_columns(X, X[S], self.kernel, self.params),
                          lambda S: kernel_columns(X[S], X[S], self.kernel, self.params))
-            G, piv, res = self._pivots(column, diag, rank, y, block=block)
+            G, piv, res = self._pivots(column, diag, rank, y, block=block,
+                                       dense=X if self.kernel == "precomputed" else None)
         if G.shape[1] == 0:
             raise ValueError(
                 "The initial kernel is zero on the training data (no pivot with a "
@@ -914,14 +967,19 @@ class LowRankFactor:
         self.rank_ = G.shape[1]
         return G
 
-    def _pivots(self, column, diag, rank, y, block):
+    def _pivots(self, column, diag, rank, y, block, dense=None):
         """G, pivots and residual traces by the chosen pivot rule (``block``:
-        the ``columns`` and ``submatrix`` callables of RPCholesky)."""
+        the ``columns`` and ``submatrix`` callables of RPCholesky; ``dense``:
+        the kernel matrix when it is held whole, 'precomputed')."""
         if self.method == "rpcholesky":
             return randomly_pivoted_cholesky(*block, diag, rank, self.tol,
                                              random_state=self.random_state)
         if self.method != "csi":
-            G, pivots, residual, _ = pivoted_cholesky(column, diag, rank, self.tol)
+            if dense is not None and 2 * rank >= dense.shape[0]:
+                # most of a matrix held whole: LAPACK's blocked form of the rule
+                G, pivots, residual, _ = dense_pivoted_cholesky(dense, rank, self.tol)
+            else:
+                G, pivots, residual, _ = pivoted_cholesky(column, diag, rank, self.tol)
             return np.ascontiguousarray(G), pivots, residual
         res = cholesky_side_information(column, diag, side_information(y, self.unlabeled),
                                         max_rank=rank, tol=self.tol)
