@@ -128,3 +128,39 @@ def test_precomputed_must_be_square_and_symmetric():
         LowRankFactor("precomputed", None, 0.0, {}).fit(np.triu(np.ones((5, 5))))
     with pytest.warns(UserWarning, match="not positive semi-definite"):
         LowRankFactor("precomputed", None, 0.0, {}).fit(np.diag([1.0, -1.0, 2.0, 0.5]))
+
+
+@pytest.mark.parametrize("kernel, gamma, rank, tol", [
+    ("rbf", 0.5, 60, 0.0), ("rbf", 0.05, 200, 1e-8), ("poly", 0.3, 200, 0.0),
+    ("linear", None, 200, 0.0),
+])
+def test_dense_pivoted_cholesky_is_the_greedy_rule(kernel, gamma, rank, tol):
+    """LAPACK's blocked pivoted Cholesky on a matrix held whole chooses the
+    pivots of the column-by-column greedy factor and gives its factor to
+    rounding, cut at the same rank and residual trace."""
+    from sklearn_bregman._factors import dense_pivoted_cholesky, pivoted_cholesky
+
+    X = np.random.default_rng(3).standard_normal((200, 6))
+    K = pairwise_kernels(X, metric=kernel, **({} if gamma is None else {"gamma": gamma}))
+    K0 = K.copy()
+    G1, p1, r1, n1 = pivoted_cholesky(lambda p: K[:, p], np.diag(K).copy(), rank, tol)
+    G2, p2, r2, n2 = dense_pivoted_cholesky(K, rank, tol)
+    np.testing.assert_array_equal(K, K0)  # the input is left alone
+    np.testing.assert_array_equal(p1, p2)
+    scale = np.abs(K).max()
+    np.testing.assert_allclose(G2, G1, atol=1e-8 * np.sqrt(scale))
+    np.testing.assert_allclose(r2, r1, atol=1e-10 * r1[0])
+    np.testing.assert_allclose(n2, n1, rtol=1e-8, atol=1e-12 * r1[0])
+    np.testing.assert_allclose(np.tril(G2[p2]), G2[p2])  # G[pivots] lower triangular
+    assert G2.flags.f_contiguous
+
+
+def test_precomputed_factor_at_most_of_n_uses_the_dense_rule():
+    from sklearn_bregman._factors import LowRankFactor
+
+    X = np.random.default_rng(4).standard_normal((120, 4))
+    K = pairwise_kernels(X, metric="rbf", gamma=0.3)
+    full = LowRankFactor("precomputed", 120, 0.0, {}).fit(K)      # dense: 2 r >= n
+    part = LowRankFactor("precomputed", 40, 0.0, {}).fit(K)       # column by column
+    np.testing.assert_allclose(full[:, :40], part, atol=1e-8)
+    np.testing.assert_allclose(full @ full.T, K, atol=1e-8)
