@@ -242,23 +242,23 @@ class NearestCorrelation(BaseEstimator):
             out = vonneumann_nearest_correlation(
                 K0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
                 owner=owner)
-            self.correlation_ = out["correlation"]
+            self.correlation_ = out.correlation
         else:
             out = logdet_nearest_correlation(
                 G0, psi0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
                 owner=owner)
-            self.factor_ = out["factor"]
-            self.uniqueness_ = out["uniqueness"]
+            self.factor_ = out.factor
+            self.uniqueness_ = out.uniqueness
             if self.input == "matrix":
                 K = self.factor_ @ self.factor_.T
                 K[np.diag_indices(n)] += self.uniqueness_
                 self.correlation_ = K
-        self.dual_coef_ = out["dual"]
-        self.divergence_ = out["divergence"]
-        self.max_diagonal_error_ = float(np.abs(out["diag"] - 1.0).max(initial=0.0))
-        self.n_iter_ = int(out["n_iter"])
+        self.dual_coef_ = out.dual
+        self.divergence_ = out.divergence
+        self.max_diagonal_error_ = float(np.abs(out.diag - 1.0).max(initial=0.0))
+        self.n_iter_ = int(out.n_iter)
         # (the loop's verdict already rests on the recomputed diagonal)
-        self.converged_ = bool(out["converged"] and self.max_diagonal_error_ <= self.tol)
+        self.converged_ = bool(out.converged and self.max_diagonal_error_ <= self.tol)
         return self
 
     def _start_from_matrix(self, C):

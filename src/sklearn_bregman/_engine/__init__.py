@@ -31,6 +31,7 @@ from ._definiteboost import meg_steps
 from ._driver import (
     ZERO_LENGTH_RTOL,
     ProjectionResult,
+    UnitDiagonalResult,
     definiteboost,
     max_squared_norm,
     moderate_state,
@@ -49,6 +50,7 @@ __all__ = [
     "ZERO_LENGTH_RTOL",
     "LinearRows",
     "ProjectionResult",
+    "UnitDiagonalResult",
     "cholesky_append",
     "definiteboost",
     "linear_projections",

@@ -103,6 +103,30 @@ class ProjectionResult:
 
 
 @dataclass
+class UnitDiagonalResult(ProjectionResult):
+    """A :class:`ProjectionResult` of the projections onto ``K_ii = 1``
+    (the nearest correlation matrix, JMLR 2009 Section 6.3).
+
+    Attributes
+    ----------
+    diag : ndarray of shape (n,)
+        The diagonal of the result K, recomputed from it.
+    divergence : float
+        ``D(K, K0)``: LogDet or von Neumann.
+    factor, uniqueness : ndarray of shape (n, r) and (n,), or None
+        LogDet: ``K = diag(uniqueness) + factor factor'``.
+    correlation : ndarray of shape (n, n) or None
+        Von Neumann: K itself (dense).
+    """
+
+    diag: np.ndarray = None
+    divergence: float = 0.0
+    factor: np.ndarray = None
+    uniqueness: np.ndarray = None
+    correlation: np.ndarray = None
+
+
+@dataclass
 class SweepStats:
     """What one compiled sweep reports to :func:`sweep_until_settled`.
 

@@ -14,7 +14,14 @@ import numpy as np
 from scipy import linalg
 
 from ._correlation import correlation_sweep
-from ._driver import Residuals, SweepStats, _sym_exp, _sym_fun, sweep_until_settled
+from ._driver import (
+    Residuals,
+    SweepStats,
+    UnitDiagonalResult,
+    _sym_exp,
+    _sym_fun,
+    sweep_until_settled,
+)
 from ._vonneumann import vonneumann_pair_sweep
 
 #: Largest cost (in multiply-adds) of a Newton step on the LogDet dual that
@@ -162,10 +169,10 @@ def logdet_nearest_correlation(G0, psi0, *, tol, max_iter, verbose, owner):
 
     Returns
     -------
-    dict
+    UnitDiagonalResult
         ``factor`` (n x r), ``uniqueness`` (n,), ``dual`` (alpha, n),
         ``diag`` (the diagonal of K), ``n_iter``, ``converged``,
-        ``divergence`` (``D_ld(K, K0)``).
+        ``divergence`` (``D_ld(K, K0)``); ``state`` is ``S^-1`` (r x r).
     """
     n, r = G0.shape
     W = G0 / psi0[:, None]
@@ -174,7 +181,7 @@ def logdet_nearest_correlation(G0, psi0, *, tol, max_iter, verbose, owner):
     if r == 0:
         # K0 diagonal: the projections set K = I at once.
         t[:] = 1.0
-        n_iter, converged = 1, True
+        n_iter, converged, history, n_moved = 1, True, [0.0], n
     else:
         Sinv = np.eye(r)  # S = I at t = psi0
 
@@ -204,15 +211,21 @@ def logdet_nearest_correlation(G0, psi0, *, tol, max_iter, verbose, owner):
             measure_name="largest diagonal error",
             progress=lambda stats: f"{stats.n_moved} of {n} rows moved",
         )
-        n_iter, converged = out.n_iter, out.converged
+        n_iter, converged, history, n_moved = (out.n_iter, out.converged, out.history,
+                                               out.n_moved)
     F, diag, L = _factor_of(W, t, psi0)
     alpha = 1.0 / t - 1.0 / psi0
     # D_ld(K, K0) = tr(K K0^-1) - logdet(K K0^-1) - n with K0^-1 = K^-1 - diag(alpha)
     # and, by the determinant lemma, logdet(K K0^-1) = -sum log(psi0 / t) - logdet S.
     logdet_s = 2.0 * np.log(np.diag(L)).sum() if r else 0.0
     divergence = float(np.log(psi0 / t).sum() + logdet_s - alpha @ diag)
-    return dict(factor=F, uniqueness=t, dual=alpha, diag=diag, n_iter=n_iter,
-                converged=converged, divergence=divergence)
+    ones = np.ones(n)
+    return UnitDiagonalResult(
+        state=linalg.inv(L @ L.T) if r else np.zeros((0, 0)), log_state=False,
+        dual=alpha, targets=ones, n_iter=n_iter, converged=converged,
+        skipped=np.zeros(n, bool), history=history, n_projections=n_moved,
+        max_violation=float(np.abs(diag - 1.0).max(initial=0.0)), diag=diag,
+        divergence=divergence, factor=F, uniqueness=t)
 
 
 def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
@@ -229,9 +242,10 @@ def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
 
     Returns
     -------
-    dict
+    UnitDiagonalResult
         ``correlation`` (n x n), ``dual`` (alpha), ``diag``, ``n_iter``,
-        ``converged``, ``divergence`` (``D_vN(K, K0)``).
+        ``converged``, ``divergence`` (``D_vN(K, K0)``); ``state`` is
+        ``log K``.
     """
     n = K0.shape[0]
     L0 = _sym_fun(K0, np.log)
@@ -267,5 +281,9 @@ def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
     alpha = -np.diag(L - L0).copy()
     # D_vN(K, K0) = tr(K log K - K log K0 - K + K0)
     divergence = float(np.sum(K * (L - L0)) - np.trace(K) + np.trace(K0))
-    return dict(correlation=K, dual=alpha, diag=diag, n_iter=out.n_iter,
-                converged=out.converged, divergence=divergence)
+    return UnitDiagonalResult(
+        state=L, log_state=True, dual=alpha, targets=bound, n_iter=out.n_iter,
+        converged=out.converged, skipped=np.zeros(n, bool), history=out.history,
+        n_evals=out.n_evals, n_projections=out.n_moved,
+        max_violation=float(np.abs(diag - 1.0).max(initial=0.0)), diag=diag,
+        divergence=divergence, correlation=K)
