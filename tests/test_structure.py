@@ -50,6 +50,48 @@ def _imports(name, path):
     return found
 
 
+def _declared_layers():
+    """The import layers that ARCHITECTURE.md declares (its ``import-layers``
+    block): module -> layer number, lowest first."""
+    text = (Path(__file__).resolve().parents[1] / "ARCHITECTURE.md").read_text()
+    block = text.split("```import-layers\n", 1)[1].split("```", 1)[0]
+    layers = {}
+    for number, line in enumerate(ln for ln in block.splitlines()
+                                  if ln.strip() and not ln.startswith("#")):
+        _, _, modules = line.partition(":")
+        for module in modules.split():
+            layers[module] = number
+    return layers
+
+
+def _top(dotted):
+    """``sklearn_bregman.x.y`` -> ``x`` (the package itself: ``__init__``)."""
+    parts = dotted.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_every_module_has_a_declared_layer():
+    layers = _declared_layers()
+    present = {_top(name) for name in _modules()}
+    assert present == set(layers), (sorted(present - set(layers)),
+                                    sorted(set(layers) - present))
+
+
+def test_imports_follow_the_declared_layer_order():
+    """A module imports only from its own layer or lower ones: the order
+    ARCHITECTURE.md shows, not only the absence of cycles."""
+    layers = _declared_layers()
+    upward = []
+    for name, path in _modules().items():
+        here = _top(name)
+        for target in _imports(name, path):
+            there = _top(target)
+            if there != here and layers[there] > layers[here]:
+                upward.append(f"{name} (layer {layers[here]}) imports {target} "
+                              f"(layer {layers[there]})")
+    assert not upward
+
+
 def test_no_import_cycle():
     modules = _modules()
     graph = {name: {t.removesuffix(".__init__") for t in _imports(name, path)} - {name}
@@ -121,6 +163,157 @@ def test_the_array_type_is_asked_once_where_data_enters():
                for node in ast.walk(tree)):
             askers.add(name)
     assert askers == {"sklearn_bregman._data", "sklearn_bregman._dask"}
+
+
+def test_both_rows_implementations_have_the_whole_interface():
+    """Every operation on the data has its in-memory and its dask
+    implementation (ARCHITECTURE.md, "How to add an operation on the data"),
+    and the architecture's table names each."""
+    import dask.array as da
+
+    from sklearn_bregman._dask import DaskFactorRows, DaskRows
+    from sklearn_bregman._data import FACTOR_ROWS_INTERFACE, ROWS_INTERFACE, InMemoryRows
+
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    in_memory = InMemoryRows(X)
+    factor, G = in_memory.low_rank_factor(None, "rbf", 10, 1e-6, {"gamma": 0.5}, "cholesky")
+    on_dask = DaskRows(da.from_array(X, chunks=(15, 3)))
+    dfactor, dG = on_dask.low_rank_factor(None, "rbf", 10, 1e-6, {"gamma": 0.5},
+                                          "cholesky")
+    for rows in (in_memory, on_dask):
+        assert all(hasattr(rows, m) for m in ROWS_INTERFACE), type(rows)
+    for rows in (G, dG):
+        assert all(hasattr(rows, m) for m in FACTOR_ROWS_INTERFACE), type(rows)
+    assert isinstance(dG, DaskFactorRows)
+    np.testing.assert_allclose(dG.take([0, 5, 39]), G.take([0, 5, 39]), atol=1e-10)
+    table = (Path(__file__).resolve().parents[1] / "ARCHITECTURE.md").read_text()
+    table = table[table.index("| method | in memory | on dask chunks |"):]
+    table = table[:table.index("\n\n")]
+    for method in set(ROWS_INTERFACE) | set(FACTOR_ROWS_INTERFACE):
+        assert f"`{method}" in table, method
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_every_engine_run_returns_a_projection_result():
+    """The engine's runs (every function of its door that runs projections)
+    return the documented result type."""
+    from sklearn_bregman import _engine
+    from sklearn_bregman._engine import ProjectionResult
+    from sklearn_bregman._rows import build_rows
+    from sklearn_bregman.constraints import PairConstraints, RelativeConstraints
+
+    runs = {name for name in _engine.__all__
+            if name.endswith("_projections") or name == "definiteboost"
+            or name.endswith("_nearest_correlation")}
+    rng = np.random.default_rng(0)
+    G = rng.standard_normal((12, 3))
+    U = np.linalg.qr(G)[0]
+    pairs = PairConstraints([0, 1, 2], [3, 4, 5], [1, -1, 1], [0.5, 4.0, 0.5])
+    t = np.array([[0, 1, 6], [2, 3, 7]])
+    rel = RelativeConstraints([0, 2], [1, 3], [0, 2], [6, 7], ratio=1.5)
+    V = U[[0, 1, 2]] - U[[3, 4, 5]]
+    results = {
+        "pair_projections": [
+            _engine.pair_projections(G, pairs, np.eye(3), max_iter=5),
+            _engine.pair_projections(U, pairs, np.zeros((3, 3)), divergence="vonneumann",
+                                     max_iter=5)],
+        "triplet_projections": [
+            _engine.triplet_projections(G, _triplet_container(t), np.eye(3), max_iter=5)],
+        "definiteboost": [
+            _engine.definiteboost(V, np.array([1, -1, 1], np.int8),
+                                  np.array([0.05, 0.5, 0.05]),
+                                  np.log(np.full(3, 1 / 3)) * np.eye(3) + 0.0, max_iter=5)],
+        "linear_projections": [
+            _engine.linear_projections(build_rows([rel], G, np.eye(3)), np.eye(3),
+                                       max_iter=5),
+            _engine.linear_projections(build_rows([rel], U, np.eye(3)), np.zeros((3, 3)),
+                                       divergence="vonneumann", max_iter=5)],
+        "logdet_nearest_correlation": [
+            _engine.logdet_nearest_correlation(G * 0.3, np.full(12, 0.5), tol=1e-8,
+                                               max_iter=50, verbose=0, owner="test")],
+        "vonneumann_nearest_correlation": [
+            _engine.vonneumann_nearest_correlation(np.eye(4) + 0.1, tol=1e-8, max_iter=50,
+                                                   verbose=0, owner="test")],
+    }
+    assert set(results) == runs
+    for name, outs in results.items():
+        for out in outs:
+            assert isinstance(out, ProjectionResult), name
+            assert out.n_iter >= 1 and out.dual.ndim == 1, name
+
+
+def _triplet_container(outlier):
+    from sklearn_bregman.constraints import TripletConstraints
+
+    return TripletConstraints(outlier=outlier)
+
+
+def test_every_registered_sweep_has_the_documented_signature():
+    """A divergence's pair sweep takes ``(G, i, j, sign, bound, xi, nu,
+    state, visit, slack, report_rtol, dual_correction)`` and returns
+    ``(n_satisfied, n_skipped, n_moved[, n_evals, ...])``."""
+    from sklearn_bregman._engine import _driver
+
+    rng = np.random.default_rng(1)
+    U = np.ascontiguousarray(np.linalg.qr(rng.standard_normal((8, 3)))[0])
+    i = np.array([0, 1, 2], np.intp)
+    j = np.array([3, 4, 5], np.intp)
+    sign = np.array([1, -1, 1], np.int8)
+    for name, sweep in _driver.SWEEPS.items():
+        bound = np.array([0.1, 2.0, 0.1])
+        state = np.zeros((3, 3)) if name == "vonneumann" else np.eye(3)
+        out = sweep(U, i, j, sign, bound, bound.copy(), np.zeros(3), state,
+                    np.arange(3, dtype=np.intp), 1.0, 1e-3, True)
+        assert len(out) >= 3 and all(int(v) == v for v in out), name
+        assert out[2] >= 1, name  # the bounds were chosen so that they move
+
+
+def test_every_row_kind_has_its_part():
+    """Every container kind a kernel learner takes besides pairs becomes
+    engine rows (``_rows.build_rows``), and every public container is a
+    pair set or one of those kinds."""
+    from sklearn_bregman import constraints
+    from sklearn_bregman._rows import ROW_KINDS, build_rows
+
+    containers = {name for name in constraints.__all__ if name.endswith("Constraints")}
+    assert containers == {"PairConstraints"} | {k.__name__ for k in ROW_KINDS}
+    G = np.random.default_rng(2).standard_normal((10, 3))
+    examples = {
+        "RelativeConstraints": constraints.RelativeConstraints([0], [1], [0], [2]),
+        "SimilarityConstraints": constraints.SimilarityConstraints([0], [1], [1], [0.5]),
+        "LinearConstraints": constraints.LinearConstraints([np.eye(10)], [3.0]),
+        "TripletConstraints": constraints.TripletConstraints(outlier=[[0, 1, 2]]),
+    }
+    assert set(examples) == {k.__name__ for k in ROW_KINDS}
+    for name, con in examples.items():
+        rows = build_rows([con], G, np.eye(3))
+        assert rows.V.shape[0] >= 1 and rows.V.shape[2] == 3, name
+
+
+def test_every_low_rank_option_builds_a_factor():
+    """Every ``low_rank=`` option of the learners has its branch in
+    ``LowRankFactor`` (and a factor on dask chunks, or a clear error)."""
+    import dask.array as da
+
+    from sklearn_bregman._base import FACTOR_PARAMETERS
+    from sklearn_bregman._dask import DaskFactor
+    from sklearn_bregman._factors import LowRankFactor
+
+    options = next(c for c in FACTOR_PARAMETERS["low_rank"] if hasattr(c, "options")).options
+    X, y = load_iris(return_X_y=True)
+    for method in sorted(options):
+        factor = LowRankFactor("rbf", 15, 1e-8, {"gamma": 0.5}, method=method,
+                               random_state=0)
+        G0 = factor.fit(X, y)
+        assert G0.shape == (150, factor.rank_) and factor.rank_ >= 1, method
+        np.testing.assert_allclose(factor.transform(X[:20]), G0[:20], atol=1e-8)
+        dfactor = DaskFactor("rbf", 15, 1e-8, {"gamma": 0.5}, method, random_state=0)
+        try:
+            dfactor.fit(da.from_array(X, chunks=(50, 4)))
+        except ValueError as exc:
+            assert f"low_rank={method!r}" in str(exc), method
+        else:
+            assert dfactor.rank_ == factor.rank_, method
 
 
 def test_internal_modules_are_private():

@@ -86,7 +86,8 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         Seeds the k-means++ seeding of every restart and the pivots of
         ``low_rank='rpcholesky'``.
     verbose : int, default=0
-        scikit-learn's KMeans' own output (the inertia of every iteration).
+        Passed to scikit-learn's KMeans (its own output: the inertia of every
+        iteration).
 
     Attributes
     ----------

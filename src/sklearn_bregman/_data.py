@@ -47,7 +47,16 @@ from ._factors import (
 from ._kernels import kernel_source
 from ._labels import LabelIndex, check_labels
 
-__all__ = ["InMemoryRows", "enter", "fit_low_rank_factor"]
+__all__ = ["FACTOR_ROWS_INTERFACE", "ROWS_INTERFACE", "InMemoryRows", "enter",
+           "fit_low_rank_factor"]
+
+#: The rows interface: what every implementation has (the data's rows).
+ROWS_INTERFACE = ("n", "shape", "take", "all", "in_memory", "map", "max_squared_norm",
+                  "label_index", "kmeans", "covariance", "low_rank_factor",
+                  "side_information_cholesky")
+#: What the rows of a factor (``low_rank_factor``'s second result) have.
+FACTOR_ROWS_INTERFACE = ("n", "shape", "take", "all", "in_memory", "map",
+                         "max_squared_norm", "label_index", "kmeans", "orthonormal_rows")
 
 
 def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
