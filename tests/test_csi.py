@@ -4,14 +4,14 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import RidgeClassifier
-from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import check_fit2d_1sample, parametrize_with_checks
 from sklearn_bregman._engine._csi import qr_append
 from sklearn_bregman._engine._testing import swap_pivots
 
@@ -21,7 +21,12 @@ from sklearn_bregman import (
     LogDetKernelLearner,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._factors import cholesky_side_information, side_information
+from sklearn_bregman._factors import (
+    LowRankFactor,
+    cholesky_side_information,
+    pivoted_cholesky,
+    side_information,
+)
 from tests.oracles import csi_reference
 
 
@@ -302,3 +307,88 @@ def test_plain_path_holds_two_factors_at_most():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 2.5 * factor
+
+
+# ---------------------------------------------------------------------------
+# Without usable side information CSI is plain incomplete Cholesky
+# ---------------------------------------------------------------------------
+
+#: The blobs of the reliability cases: 30 points, 4 features, 3 classes.
+X_BLOBS, Y_BLOBS = make_blobs(30, 4, centers=3, random_state=0)
+K_BLOBS = pairwise_kernels(X_BLOBS, metric="rbf", gamma=0.25)  # gamma=None: 1 / n_features
+
+
+def plain_cholesky(K, rank):
+    """Pivots and factor of pivoted incomplete Cholesky on the whole kernel."""
+    G, piv, _, _ = pivoted_cholesky(lambda p: K[:, p], np.diag(K).copy(), rank, 0.0)
+    return G, piv
+
+
+
+@pytest.mark.parametrize("params, target", [
+    ({"kappa": 1.0}, Y_BLOBS),                      # no weight on predicting y
+    ({"delta": 0}, Y_BLOBS),                        # no look-ahead: the lower bound of §2.2
+    ({}, np.zeros(30, dtype=int)),            # a single class: nothing to predict
+    ({}, -np.ones(30, dtype=int)),            # every label "unlabeled" (one class)
+    ({}, np.full(30, 3.5)),                   # a constant response
+])
+def test_csi_without_side_information_is_plain_cholesky(params, target):
+    csi = CSIDecomposition(rank=12, tol=0.0, **params).fit(X_BLOBS, target)
+    G_ref, piv_ref = plain_cholesky(K_BLOBS, 12)
+    assert list(csi.pivots_) == list(piv_ref)
+    np.testing.assert_allclose(csi.embedding_, G_ref, atol=1e-12)
+    # Proposition 1: G G' equals K on the pivot columns
+    G = csi.embedding_
+    np.testing.assert_allclose(G @ G[csi.pivots_].T, K_BLOBS[:, csi.pivots_], atol=1e-10)
+    # the reported prediction errors are those of the (centred) targets
+    Y = np.eye(3)[Y_BLOBS] if target is Y_BLOBS else np.zeros((30, 1))
+    Yc = Y - Y.mean(0)
+    for k in (0, 5, 12):
+        Qk = csi.Q_[:, :k]
+        err = ((Yc - Qk @ (Qk.T @ Yc)) ** 2).sum()
+        assert csi.prediction_error_[k] == pytest.approx(err, rel=1e-9, abs=1e-10)
+
+
+def test_csi_one_sample_and_one_by_one_kernel():
+    """One sample (scikit-learn's check_fit2d_1sample for the defaults) and a
+    1 x 1 precomputed kernel: the factor is sqrt(k(x, x))."""
+    check_fit2d_1sample("CSIDecomposition", CSIDecomposition())
+    csi = CSIDecomposition().fit(X_BLOBS[:1], [0])
+    np.testing.assert_allclose(csi.embedding_, [[1.0]])  # rbf: k(x, x) = 1
+    pre = CSIDecomposition(kernel="precomputed").fit([[4.0]], [1])
+    np.testing.assert_allclose(pre.embedding_, [[2.0]])
+    assert list(pre.pivots_) == [0]
+    np.testing.assert_allclose(pre.transform([[6.0]]), [[3.0]])
+
+
+def test_csi_does_not_depend_on_the_scale_of_a_regression_y():
+    """CSI's cost is normalised by tr(Y'Y): a huge y gives the pivots of the
+    rescaled y; one whose squared norm overflows is a clear error."""
+    response = X_BLOBS[:, 0] ** 2 + X_BLOBS[:, 1]
+    ref = CSIDecomposition(rank=10, random_state=0).fit(X_BLOBS, response)
+    big = CSIDecomposition(rank=10, random_state=0).fit(X_BLOBS, response * 1e150)
+    assert list(big.pivots_) == list(ref.pivots_)
+    np.testing.assert_allclose(big.embedding_, ref.embedding_, atol=1e-12)
+    np.testing.assert_allclose(big.prediction_error_, ref.prediction_error_ * 1e300,
+                               rtol=1e-9)
+    with pytest.raises(ValueError, match=r"y is too large.*rescale y"):
+        CSIDecomposition(rank=10).fit(X_BLOBS, response * 1e300)
+
+
+def test_csi_start_of_a_learner_with_one_class():
+    """LogDetKernelLearner(low_rank='csi') with a single class: the initial
+    factor is plain pivoted incomplete Cholesky; pairs from such labels are
+    a clear error, explicit constraints are learned from."""
+    one = np.zeros(30, dtype=int)
+    f = LowRankFactor("rbf", 10, 1e-6, {"gamma": None, "degree": 3, "coef0": 1},
+                      method="csi")
+    G_ref, piv_ref = plain_cholesky(K_BLOBS, 10)
+    np.testing.assert_allclose(f.fit(X_BLOBS, one), G_ref, atol=1e-12)
+    assert list(f.pivots_) == list(piv_ref)
+    with pytest.raises(ValueError, match=r"one class"):
+        LogDetKernelLearner(kernel="rbf", low_rank="csi", rank=10).fit(X_BLOBS, one)
+    pairs = [[0, 1, 1], [0, 12, -1], [3, 4, 1]]
+    learner = LogDetKernelLearner(kernel="rbf", low_rank="csi", rank=10,
+                                  random_state=0).fit(X_BLOBS, one, constraints=pairs)
+    assert list(learner.pivots_) == list(piv_ref)
+    np.testing.assert_allclose(learner.factor_.transform(X_BLOBS), G_ref, atol=1e-10)

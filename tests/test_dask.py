@@ -1,4 +1,4 @@
-"""Fits on dask arrays, on a real dask.distributed cluster (issue 16).
+"""Fits on dask arrays, on a real dask.distributed cluster.
 
 A ``distributed.LocalCluster`` of two worker processes is started and closed
 by the fixture (no mock).  The dask path must equal the in-memory path under

@@ -1,4 +1,4 @@
-"""k-means on the rows of a dask array, on a real dask.distributed cluster (issue 16).
+"""k-means on the rows of a dask array, on a real dask.distributed cluster.
 
 A ``distributed.LocalCluster`` with two worker processes is started and
 closed by the fixture (no mock).  ``kmeans_dask`` must find scikit-learn's

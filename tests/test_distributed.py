@@ -1,4 +1,4 @@
-"""Model selection on a real dask.distributed cluster (issue 16).
+"""Model selection on a real dask.distributed cluster.
 
 A ``distributed.LocalCluster`` with two worker processes is started and
 closed by the fixture (no mock): ``GridSearchCV(..., n_jobs=-1)`` under

@@ -1,5 +1,6 @@
 """Scorers: usable as GridSearchCV scoring on transformers and pipelines."""
 
+import itertools
 import pickle
 
 import numpy as np
@@ -110,7 +111,6 @@ def loo_knn_range(X, y, k):
     """Fewest and most points a leave-one-out k-NN vote can get right when
     ties at the k-th distance are broken in every possible way (ties between
     classes in the vote go to the smallest class)."""
-    import itertools
 
     D = ((X[:, None] - X[None]) ** 2).sum(-1)
     classes = np.unique(y)
@@ -206,3 +206,50 @@ def test_scorer_tunes_a_kernel_learner(scorer):
                       cv=cv, n_jobs=2, error_score="raise").fit(X, y)
     assert gs.best_score_ > 0.6
     assert set(gs.best_params_) == {"gamma", "slack"}
+
+
+# ---------------------------------------------------------------------------
+# Missing labels are not a class
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def blobs():
+    return make_blobs(30, 4, centers=3, random_state=0)
+
+
+
+@pytest.mark.parametrize("scorer, name", [(knn_scorer(5), "knn_scorer"),
+                                          (kernel_kmeans_scorer(), "kernel_kmeans_scorer")])
+def test_scorers_reject_nan_labels(blobs, scorer, name):
+    X, y = blobs
+    y = y.astype(float)
+    y[[3, 7]] = np.nan
+    with pytest.raises(ValueError, match=rf"{name}: y holds missing labels \(2 NaN or "
+                                         r"None, the first at sample 3\)"):
+        scorer(PCA(2).fit(X), X, y)
+
+
+@pytest.mark.parametrize("scorer, name", [(knn_scorer(5), "knn_scorer"),
+                                          (kernel_kmeans_scorer(), "kernel_kmeans_scorer")])
+def test_scorers_reject_none_labels_and_mixed_types(blobs, scorer, name):
+    X, y = blobs
+    yo = y.astype(object)
+    yo[5] = None
+    with pytest.raises(ValueError, match=rf"{name}: y holds missing labels .*sample 5"):
+        scorer(PCA(2).fit(X), X, yo)
+    yo[5] = "a"
+    with pytest.raises(TypeError, match=rf"{name}: y mixes label types .*int, str"):
+        scorer(PCA(2).fit(X), X, yo)
+
+
+@pytest.mark.parametrize("scorer", [knn_scorer(2), kernel_kmeans_scorer()], ids=repr)
+def test_scorers_reject_distances_that_overflow(scorer):
+    """Found by the property tests: an embedding whose squared distances
+    overflow gave NumPy's reshape error or a score computed from inf/NaN."""
+    from sklearn.preprocessing import FunctionTransformer
+    X = np.array([[1e200], [2e200], [-1e200], [3.0], [4.0], [5.0], [6.0]])
+    y = [0, 0, 1, 1, 0, 1, 0]
+    t = FunctionTransformer().fit(X)
+    with pytest.raises(ValueError, match="squared distances overflow double precision"):
+        scorer(t, X, y)
+    assert 0.0 <= scorer(t, X[3:], y[3:]) <= 1.0

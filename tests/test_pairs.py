@@ -1,4 +1,4 @@
-"""PairClassifier: pairs as samples for model selection (issue 14)."""
+"""PairClassifier: pairs as samples for model selection."""
 
 import pickle
 

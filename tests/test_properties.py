@@ -1,4 +1,4 @@
-"""Property-based tests of the whole public surface (issue 12, "Reliability").
+"""Property-based tests of the whole public surface: what every fit promises.
 
 Hypothesis generates inputs for every public estimator and scorer:
 
@@ -18,7 +18,7 @@ Hypothesis generates inputs for every public estimator and scorer:
   of which returns NaN), ``rank``, ``low_rank``, ``bounds``, ``order``,
   ``tol``, capped ``max_iter`` and the estimator's own options.
 
-Every example must satisfy the contract of issue 12, checked by one helper
+Every example must satisfy one contract, checked by one helper
 per family (``check_pair_learner``, ``check_sklr``, ``check_csi``,
 ``check_kernel_kmeans``, ``check_scorer``) on top of shared ones:
 
@@ -59,11 +59,8 @@ the two scorers together (``knn_scorer`` and ``kernel_kmeans_scorer``),
 derandomized (the same examples every run), 320 in all; they take about
 10 s when they pass (shrinking a failure takes longer).
 ``--hypothesis-profile=thorough`` draws 600 per estimator, at random.
-Two failures hypothesis found that issue 12 does not list are pinned as
-plain examples (``test_pinned_pair_learner_examples``).
-
-Many of these properties fail on the code before the fixes of issue 12;
-they are meant to.
+Failures hypothesis found once are pinned as plain examples
+(``test_pinned_pair_learner_examples``).
 
 PYTEST_DONT_REWRITE (assertion messages are the contract's own wording)
 """
@@ -1039,7 +1036,7 @@ def test_scorer_contract(args):
 
 
 # --------------------------------------------------------------------------- #
-# Failures hypothesis found that issue 12 does not list, pinned as examples
+# Failures hypothesis found once, pinned as examples
 # --------------------------------------------------------------------------- #
 
 _TINY = 1.1663351327043966e-19

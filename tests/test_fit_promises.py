@@ -1,10 +1,11 @@
-"""Issue 12, the fits: what a fit promises, and the inputs that used to break it.
+"""What every fit promises, and the inputs that test the promise.
 
-Items 2 (infeasible hard constraints were reported as converged), 3 (duplicate
-rows broke the von Neumann learner and DefiniteBoost), 4 (SKLR kept a reference
-to the caller's training array), 6 (non-finite states), 10 (errors that blamed
-"constraints" when the user gave labels) and 11 (every public path validates
-indices before the compiled sweeps, which trust them).
+Infeasible hard constraints are not reported as converged; duplicate rows
+are skipped with one warning; a fitted estimator owns what it needs (changing
+the caller's training array afterwards changes nothing); states that leave
+double precision are rolled back; every public path validates indices
+before the compiled sweeps, which trust them; errors name what the user
+passed (labels, not "constraints", when only labels were given).
 
 ``converged_`` promises the optimality (KKT) conditions to ``tol``: every
 constraint within ``tol`` of its target relative to it (the bound when hard,
@@ -52,7 +53,7 @@ def relative_violation(est, X):
 
 
 # --------------------------------------------------------------------------
-# Item 2: infeasible hard constraints are not "converged"
+# Infeasible hard constraints are not "converged"
 # --------------------------------------------------------------------------
 
 def test_contradictory_hard_pair_is_not_converged(blobs):
@@ -187,7 +188,7 @@ def test_soft_triplets_meet_their_kkt_conditions(blobs):
 
 
 # --------------------------------------------------------------------------
-# Item 3: duplicate rows
+# Duplicate rows
 # --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("make", [
@@ -232,7 +233,7 @@ def test_zero_length_is_relative_to_the_data_scale():
 
 
 # --------------------------------------------------------------------------
-# Item 4: a fitted estimator owns what it needs
+# A fitted estimator owns what it needs
 # --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("est", [
@@ -256,7 +257,7 @@ def test_changing_the_training_array_after_fit_changes_nothing(est, blobs):
 
 
 # --------------------------------------------------------------------------
-# Item 6: non-finite states
+# Non-finite states
 # --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("kwargs, distances, match", [
@@ -297,7 +298,7 @@ def test_diverging_von_neumann_state_is_rolled_back(blobs):
 
 
 # --------------------------------------------------------------------------
-# Item 11: every public entry point validates the indices of its side information
+# Every public entry point validates the indices of its side information
 # --------------------------------------------------------------------------
 
 BAD_PAIRS = [
@@ -350,7 +351,7 @@ def test_meg_partial_fit_validates_indices(distances, blobs):
 
 
 # --------------------------------------------------------------------------
-# Item 10: errors name what the user passed
+# Errors name what the user passed
 # --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("Learner", PAIR_LEARNERS + [DefiniteBoost])
@@ -384,7 +385,7 @@ def test_bounds_drawn_from_labels_are_named_as_such(blobs):
 def test_transform_is_never_silently_non_finite(blobs):
     """A learned map that stretches (a far dissimilar bound) sends finite but
     huge points beyond double precision: transform says so instead of
-    returning inf (issue 12, item 6: no output is silently non-finite)."""
+    returning inf: no output is silently non-finite."""
     X, _ = blobs
     itml = ITMLTransformer(slack=np.inf).fit(X, constraints=[[0, 1, -1, 1e8]])
     assert itml.converged_ and np.abs(itml.components_).max() > 10
