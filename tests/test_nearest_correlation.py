@@ -119,7 +119,11 @@ def test_sweep_reports_the_largest_error_before_projecting():
     t = psi0.copy()
     worst, moved = correlation_sweep(W, t, np.eye(4), np.arange(30, dtype=np.intp))
     assert worst == pytest.approx(max(errors), rel=1e-12)
-    assert moved == np.count_nonzero(np.array(errors) > 0)
+    # rows already on the unit diagonal (psi0 = 1 - |g_i|^2) are met to the
+    # last bit or to one rounding, depending on the BLAS that formed K: they
+    # may or may not count as moved; every other row moves
+    errors = np.array(errors)
+    assert np.count_nonzero(errors > 1e-14) <= moved <= errors.size
 
 
 # ---------------------------------------------------------------- the result
