@@ -22,10 +22,15 @@ is never persisted: each pass regenerates its chunks.  Reported:
   ``--n-init`` restarts, each a dozen passes over the data) and for the
   in-memory subsample (scikit-learn's KMeans, ``n_init=10``).
 
+With ``--dask-ml`` (dask-ml installed: ``pip install dask-ml``) the same
+embedding is also clustered by ``dask_ml.cluster.KMeans`` (k-means||
+seeding, Bahmani et al. 2012, then Lloyd's iterations), in the same run:
+its time, inertia and ARI beside ours.
+
 Usage::
 
     python benchmarks/bench_dask_out_of_core.py [--n 6000000] [--chunk 10000]
-        [--memory-limit 512MB] [--n-init 2] [--check 20000]
+        [--memory-limit 512MB] [--n-init 2] [--check 20000] [--dask-ml]
 """
 
 import argparse
@@ -99,6 +104,15 @@ def ari_from_table(table):
     return (index - expected) / ((rows + cols) / 2 - expected)
 
 
+def _table(labels, y):
+    """The (cluster, class) contingency table, summed from per-chunk tables."""
+    import dask
+
+    return sum(dask.compute(*[
+        dask.delayed(_contingency)(a, b)
+        for a, b in zip(labels.to_delayed().ravel(), y.to_delayed().ravel())]))
+
+
 def peak_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -118,9 +132,10 @@ def main():
     parser.add_argument("--memory-limit", default="512MB")
     parser.add_argument("--check", type=int, default=20_000)
     parser.add_argument("--n-init", type=int, default=2)
+    parser.add_argument("--dask-ml", action="store_true",
+                        help="also cluster the embedding with dask_ml.cluster.KMeans")
     args = parser.parse_args()
 
-    import dask
     import dask.array as da
     from distributed import Client, LocalCluster
 
@@ -142,9 +157,15 @@ def main():
         t_km = time.perf_counter() - t0
         # per-chunk contingency tables of (cluster, class): nothing of size n
         # comes to the client
-        table = sum(dask.compute(*[
-            dask.delayed(_contingency)(a, b)
-            for a, b in zip(km.labels_.to_delayed().ravel(), y.to_delayed().ravel())]))
+        table = _table(km.labels_, y)
+        if args.dask_ml:
+            from dask_ml.cluster import KMeans as DaskMLKMeans
+
+            t0 = time.perf_counter()
+            dml = DaskMLKMeans(n_clusters=CLASSES, init="k-means||", random_state=0).fit(
+                model.embedding_)
+            t_dml = time.perf_counter() - t0
+            dml_table = _table(dml.labels_, y)
         peaks = client.run(peak_mb)
         # the check: the same rows in memory and on the cluster
         m = args.check
@@ -157,7 +178,11 @@ def main():
     err = np.abs(local.metric_ - remote.metric_).max() / np.abs(local.metric_).max()
     print(f"\nfit (factor, pairs, engine): {t_fit:8.1f} s   rank {model.rank_}, "
           f"{model.n_iter_} sweeps, converged={model.converged_}")
-    print(f"KernelKMeans on the lazy embedding: {t_km:8.1f} s   {km.n_iter_} iterations")
+    print(f"KernelKMeans on the lazy embedding: {t_km:8.1f} s   {km.n_iter_} iterations, "
+          f"inertia {km.inertia_:.6g}, ARI {ari_from_table(table):.4f}")
+    if args.dask_ml:
+        print(f"dask_ml KMeans (k-means||):          {t_dml:8.1f} s   {dml.n_iter_} iterations, "
+              f"inertia {dml.inertia_:.6g}, ARI {ari_from_table(dml_table):.4f}")
     print("\npeak resident memory (MB):")
     for w in sorted(peaks):
         print(f"  worker {w}: {peaks[w]:7.0f}   (at start {base[w]:5.0f})")
