@@ -51,10 +51,11 @@ def _imports(name, path):
 
 
 def _declared_layers():
-    """The import layers that ARCHITECTURE.md declares (its ``import-layers``
-    block): module -> layer number, lowest first."""
+    """The import layers that ARCHITECTURE.md declares (its code block that
+    starts with ``# import layers``): module -> layer number, lowest first."""
     text = (Path(__file__).resolve().parents[1] / "ARCHITECTURE.md").read_text()
-    block = text.split("```import-layers\n", 1)[1].split("```", 1)[0]
+    block = text.split("```text\n# import layers", 1)[1].split("```", 1)[0]
+    block = block.split("\n", 1)[1]  # (the rest of the comment line)
     layers = {}
     for number, line in enumerate(ln for ln in block.splitlines()
                                   if ln.strip() and not ln.startswith("#")):
