@@ -293,3 +293,11 @@ class NearestCorrelation(BaseEstimator):
         G0 = np.ascontiguousarray(V[:, keep] * np.sqrt(w[keep]))
         psi0 = np.maximum(np.diag(C) - np.einsum("ij,ij->i", G0, G0), self.nugget)
         return G0, psi0
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # input='matrix': fit takes one symmetric n x n matrix, as a
+        # precomputed kernel; 'factor': an n x r factor, rows as samples
+        tags.input_tags.pairwise = self.input == "matrix"
+        tags.target_tags.required = False
+        return tags
