@@ -319,6 +319,16 @@ def test_get_params_clone_pickle():
     assert again.n_features_in_ == 30
 
 
+def test_dataframe_column_names():
+    pd = pytest.importorskip("pandas")
+    C = _pairwise_estimate(6, 2, 200, seed=10, missing=0.0)
+    names = [f"v{i}" for i in range(6)]
+    est = NearestCorrelation().fit(pd.DataFrame(C, index=names, columns=names))
+    assert list(est.feature_names_in_) == names and est.n_features_in_ == 6
+    assert np.array_equal(est.correlation_, NearestCorrelation().fit(C).correlation_)
+    assert not hasattr(est.fit(C), "feature_names_in_")  # a refit forgets them
+
+
 # scikit-learn's common checks do not apply: fit takes one symmetric n x n
 # matrix (or an n x r factor) whose rows and columns are the same variables,
 # not n samples of features.  The checks feed rectangular X (rejected: C

@@ -153,6 +153,10 @@ class NearestCorrelation(BaseEstimator):
         ConvergenceWarning says the largest error and what to change.
     n_features_in_ : int
         Number of columns of the input.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the columns of ``C`` (with ``input='matrix'``, the
+        variables), defined only when ``C`` has column names that are all
+        strings (a DataFrame).
 
     See Also
     --------
@@ -217,8 +221,11 @@ class NearestCorrelation(BaseEstimator):
         self : object
             The fitted estimator.
         """
-        C = check_array(C, dtype=np.float64, input_name="C")
+        X = check_array(C, dtype=np.float64, input_name="C")
+        # n_features_in_, and feature_names_in_ from the input as given (the
+        # columns of a DataFrame, which the converted array has lost)
         validate_data(self, C, skip_check_array=True)
+        C = X
         owner = type(self).__name__
         n = C.shape[0]
         if self.input == "matrix":
