@@ -251,6 +251,27 @@ def test_vonneumann_against_dense_oracle():
     assert np.abs(ld.factor_ @ ld.factor_.T + np.diag(ld.uniqueness_) - K).max() > 1e-4
 
 
+def test_vonneumann_start_of_any_scale():
+    # log(t K0) = log K0 + log(t) I: the solution from t K0 is the one from K0,
+    # with the duals shifted by log t.  A start far above a unit diagonal
+    # (here K_ii ~ 1e4, as scikit-learn's checks pass) asked for first
+    # projections beyond double precision: the run stopped at the start.
+    rng = np.random.default_rng(11)
+    X = rng.normal(loc=1.0, size=(30, 2))
+    C = X @ X.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ref = NearestCorrelation("vonneumann").fit(C)
+        for t in (1e-3, 1e4):
+            est = NearestCorrelation("vonneumann", nugget=1e-3 * t).fit(t * C)
+            assert est.converged_ and est.max_diagonal_error_ <= est.tol
+            assert np.abs(est.correlation_ - ref.correlation_).max() < 1e-8
+            assert np.allclose(est.dual_coef_, ref.dual_coef_ + np.log(t), atol=1e-8)
+            K0 = t * (C + 1e-3 * np.eye(30))  # (psi0 at the nugget: C has rank 2)
+            assert est.divergence_ == pytest.approx(vn_divergence(est.correlation_, K0),
+                                                    rel=1e-8)
+
+
 # ---------------------------------------------------------------- scale
 
 def test_factor_input_at_scale_without_n_by_n_memory():

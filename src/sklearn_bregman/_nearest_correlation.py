@@ -246,10 +246,20 @@ class NearestCorrelation(BaseEstimator):
                     "divergence='logdet', whose cost is linear in n.")
             K0 = G0 @ G0.T
             K0[np.diag_indices(n)] += psi0
+            # exp(log K0 - diag(alpha)) is also the solution from K0 / s, any
+            # s > 0 (log(K0 / s) = log K0 - log(s) I shifts alpha by log s):
+            # the projections start from K0 / s, s the power of two nearest
+            # its mean diagonal, since a start far from a unit diagonal (a
+            # large C) asks for first steps that leave double precision.
+            s = 2.0 ** round(np.log2(np.trace(K0) / n))
             out = vonneumann_nearest_correlation(
-                K0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+                K0 / s, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
                 owner=owner)
             self.correlation_ = out.correlation
+            dual = out.dual + np.log(s)
+            # D(K, K0) = D(K, K0 / s) - log(s) tr K + (1 - 1 / s) tr K0
+            divergence = float(out.divergence - np.log(s) * np.trace(out.correlation)
+                               + (1.0 - 1.0 / s) * np.trace(K0))
         else:
             out = logdet_nearest_correlation(
                 G0, psi0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
@@ -260,8 +270,9 @@ class NearestCorrelation(BaseEstimator):
                 K = self.factor_ @ self.factor_.T
                 K[np.diag_indices(n)] += self.uniqueness_
                 self.correlation_ = K
-        self.dual_coef_ = out.dual
-        self.divergence_ = out.divergence
+            dual, divergence = out.dual, out.divergence
+        self.dual_coef_ = dual
+        self.divergence_ = divergence
         self.max_diagonal_error_ = float(np.abs(out.diag - 1.0).max(initial=0.0))
         self.n_iter_ = int(out.n_iter)
         # (the loop's verdict already rests on the recomputed diagonal)
