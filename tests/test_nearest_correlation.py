@@ -11,6 +11,7 @@ import pytest
 from scipy import linalg, optimize
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn_bregman._engine._correlation import correlation_sweep
 
 import sklearn_bregman._engine._unit_diagonal as unit_diagonal
@@ -251,6 +252,27 @@ def test_vonneumann_against_dense_oracle():
     assert np.abs(ld.factor_ @ ld.factor_.T + np.diag(ld.uniqueness_) - K).max() > 1e-4
 
 
+def test_vonneumann_start_of_any_scale():
+    # log(t K0) = log K0 + log(t) I: the solution from t K0 is the one from K0,
+    # with the duals shifted by log t.  A start far above a unit diagonal
+    # (here K_ii ~ 1e4, as scikit-learn's checks pass) asked for first
+    # projections beyond double precision: the run stopped at the start.
+    rng = np.random.default_rng(11)
+    X = rng.normal(loc=1.0, size=(30, 2))
+    C = X @ X.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ref = NearestCorrelation("vonneumann").fit(C)
+        for t in (1e-3, 1e4):
+            est = NearestCorrelation("vonneumann", nugget=1e-3 * t).fit(t * C)
+            assert est.converged_ and est.max_diagonal_error_ <= est.tol
+            assert np.abs(est.correlation_ - ref.correlation_).max() < 1e-8
+            assert np.allclose(est.dual_coef_, ref.dual_coef_ + np.log(t), atol=1e-8)
+            K0 = t * (C + 1e-3 * np.eye(30))  # (psi0 at the nugget: C has rank 2)
+            assert est.divergence_ == pytest.approx(vn_divergence(est.correlation_, K0),
+                                                    rel=1e-8)
+
+
 # ---------------------------------------------------------------- scale
 
 def test_factor_input_at_scale_without_n_by_n_memory():
@@ -319,14 +341,36 @@ def test_get_params_clone_pickle():
     assert again.n_features_in_ == 30
 
 
-# scikit-learn's common checks do not apply: fit takes one symmetric n x n
-# matrix (or an n x r factor) whose rows and columns are the same variables,
-# not n samples of features.  The checks feed rectangular X (rejected: C
-# must be square), subsample or shuffle rows alone (which breaks the
-# symmetry), and expect predict/transform or sample-wise invariances that
-# have no meaning here.  The conventions they test are tested above:
-# parameters stored unchanged and validated in fit, clone, pickling, errors
-# naming the input or parameter, n_features_in_.
+def test_dataframe_column_names():
+    pd = pytest.importorskip("pandas")
+    C = _pairwise_estimate(6, 2, 200, seed=10, missing=0.0)
+    names = [f"v{i}" for i in range(6)]
+    est = NearestCorrelation().fit(pd.DataFrame(C, index=names, columns=names))
+    assert list(est.feature_names_in_) == names and est.n_features_in_ == 6
+    assert np.array_equal(est.correlation_, NearestCorrelation().fit(C).correlation_)
+    assert not hasattr(est.fit(C), "feature_names_in_")  # a refit forgets them
+
+
+# scikit-learn's common checks.  With input='matrix' fit takes one symmetric
+# n x n matrix whose rows and columns are the same variables: the pairwise
+# tag says so, and the checks then pass it square symmetric matrices (linear
+# kernels of their data).  With input='factor' the rows of an n x r factor
+# are the samples.  No expected failures: every check runs and must pass.
+@parametrize_with_checks([
+    NearestCorrelation(),
+    NearestCorrelation(input="factor"),
+    NearestCorrelation("vonneumann"),
+    NearestCorrelation("vonneumann", input="factor", nugget=0.01),
+])
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        # every fit of the checks converges (a diverged run returns no
+        # correlation matrix, yet would pass them)
+        warnings.simplefilter("error", ConvergenceWarning)
+        # check_positive_only_tag_during_fit centres a kernel: an indefinite C,
+        # which is fitted with the documented UserWarning
+        warnings.filterwarnings("ignore", "C is not positive semidefinite", UserWarning)
+        check(estimator)
 
 
 def test_docstring_examples():

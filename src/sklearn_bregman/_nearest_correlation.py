@@ -153,6 +153,10 @@ class NearestCorrelation(BaseEstimator):
         ConvergenceWarning says the largest error and what to change.
     n_features_in_ : int
         Number of columns of the input.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the columns of ``C`` (with ``input='matrix'``, the
+        variables), defined only when ``C`` has column names that are all
+        strings (a DataFrame).
 
     See Also
     --------
@@ -217,8 +221,11 @@ class NearestCorrelation(BaseEstimator):
         self : object
             The fitted estimator.
         """
-        C = check_array(C, dtype=np.float64, input_name="C")
+        X = check_array(C, dtype=np.float64, input_name="C")
+        # n_features_in_, and feature_names_in_ from the input as given (the
+        # columns of a DataFrame, which the converted array has lost)
         validate_data(self, C, skip_check_array=True)
+        C = X
         owner = type(self).__name__
         n = C.shape[0]
         if self.input == "matrix":
@@ -239,10 +246,20 @@ class NearestCorrelation(BaseEstimator):
                     "divergence='logdet', whose cost is linear in n.")
             K0 = G0 @ G0.T
             K0[np.diag_indices(n)] += psi0
+            # exp(log K0 - diag(alpha)) is also the solution from K0 / s, any
+            # s > 0 (log(K0 / s) = log K0 - log(s) I shifts alpha by log s):
+            # the projections start from K0 / s, s the power of two nearest
+            # its mean diagonal, since a start far from a unit diagonal (a
+            # large C) asks for first steps that leave double precision.
+            s = 2.0 ** round(np.log2(np.trace(K0) / n))
             out = vonneumann_nearest_correlation(
-                K0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+                K0 / s, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
                 owner=owner)
             self.correlation_ = out.correlation
+            dual = out.dual + np.log(s)
+            # D(K, K0) = D(K, K0 / s) - log(s) tr K + (1 - 1 / s) tr K0
+            divergence = float(out.divergence - np.log(s) * np.trace(out.correlation)
+                               + (1.0 - 1.0 / s) * np.trace(K0))
         else:
             out = logdet_nearest_correlation(
                 G0, psi0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
@@ -253,8 +270,9 @@ class NearestCorrelation(BaseEstimator):
                 K = self.factor_ @ self.factor_.T
                 K[np.diag_indices(n)] += self.uniqueness_
                 self.correlation_ = K
-        self.dual_coef_ = out.dual
-        self.divergence_ = out.divergence
+            dual, divergence = out.dual, out.divergence
+        self.dual_coef_ = dual
+        self.divergence_ = divergence
         self.max_diagonal_error_ = float(np.abs(out.diag - 1.0).max(initial=0.0))
         self.n_iter_ = int(out.n_iter)
         # (the loop's verdict already rests on the recomputed diagonal)
@@ -293,3 +311,11 @@ class NearestCorrelation(BaseEstimator):
         G0 = np.ascontiguousarray(V[:, keep] * np.sqrt(w[keep]))
         psi0 = np.maximum(np.diag(C) - np.einsum("ij,ij->i", G0, G0), self.nugget)
         return G0, psi0
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # input='matrix': fit takes one symmetric n x n matrix, as a
+        # precomputed kernel; 'factor': an n x r factor, rows as samples
+        tags.input_tags.pairwise = self.input == "matrix"
+        tags.target_tags.required = False
+        return tags
