@@ -35,16 +35,18 @@ extensions = [
     engine_extension("_logdet", ["_dense_kernels.h", "_dense_kernels.pxd"]),
     engine_extension(
         "_vonneumann",
-        ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd"],
+        ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd",
+         "_tridiag_ql.h"],
     ),
     engine_extension(
         "_definiteboost",
         ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd",
-         "_db_kernels.h"],
+         "_tridiag_ql.h", "_db_kernels.h"],
     ),
     engine_extension("_csi", []),
     engine_extension("_linear", ["_dense_kernels.h", "_dense_kernels.pxd"]),
-    engine_extension("_vn_linear", ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_linear.h"]),
+    engine_extension("_vn_linear", ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_linear.h",
+                                   "_tridiag_ql.h"]),
     engine_extension("_correlation", ["_dense_kernels.h", "_dense_kernels.pxd"]),
     engine_extension(
         "_sklr",
@@ -53,7 +55,8 @@ extensions = [
     # test hooks on the kernels above (imported by the tests, not the package)
     engine_extension(
         "_testing",
-        ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd"],
+        ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd",
+         "_tridiag_ql.h"],
     ),
 ]
 

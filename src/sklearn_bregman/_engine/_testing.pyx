@@ -14,6 +14,11 @@ import numpy as np
 from scipy.linalg.cython_lapack cimport dlaed4
 
 from ._csi import move_pivot
+
+
+cdef extern from "_tridiag_ql.h" nogil:
+    int vn_tridiag_eig(double* d, double* e, double* z1, Py_ssize_t n)
+    int vn_tridiag_eig_rows(double* d, double* e, Py_ssize_t n, double* z, Py_ssize_t p)
 from ._dense_kernels cimport skb_project_out
 from ._vn_kernels cimport (
     VN_SMALL_ROWS,
@@ -133,6 +138,45 @@ def _tridiagonal_eig_pair(const double[::1] a, const double[::1] b):
                        &dbv[0], &ebv[0], &zbv[0], k) != 0:
         raise RuntimeError("QL did not converge")
     return (da, za), (db, zb)
+
+
+def _tridiagonal_eig(const double[::1] a, const double[::1] b, Z=None):
+    """The engine's one QL (``_tridiag_ql.h``) on the symmetric tridiagonal
+    with diagonal ``a`` and off-diagonal ``b`` (one shorter): its eigenvalues
+    (unsorted) and ``Z`` (p x n) times its eigenvector matrix, or, with
+    ``Z=None``, the first row of the eigenvector matrix (the p = 1 path of
+    the rank-one projections, ``vn_tridiag_eig``).
+
+    Returns
+    -------
+    d : ndarray of shape (n,)
+    rows : ndarray of shape (p, n), or (n,) for ``Z=None``
+    """
+    cdef Py_ssize_t n = a.shape[0]
+    if n < 1 or b.shape[0] != n - 1:
+        raise ValueError("a needs an entry or more and b one fewer")
+    d = np.array(a, dtype=np.float64)
+    e = np.zeros(n)
+    e[:n - 1] = b
+    cdef double[::1] dv = d, ev = e
+    cdef double[:, ::1] zv
+    cdef double[::1] z1v
+    cdef int ret
+    if Z is None:
+        z1 = np.zeros(n)
+        z1v = z1
+        ret = vn_tridiag_eig(&dv[0], &ev[0], &z1v[0], n)
+        out = z1
+    else:
+        out = np.array(Z, dtype=np.float64, order="C", ndmin=2)
+        if out.shape[1] != n:
+            raise ValueError("Z needs n columns")
+        zv = out
+        ret = vn_tridiag_eig_rows(&dv[0], &ev[0], n, &zv[0, 0] if out.shape[0] else NULL,
+                                  out.shape[0])
+    if ret != 0:
+        raise RuntimeError("QL did not converge")
+    return d, out
 
 
 def _secular_roots(const double[::1] d, const double[::1] z, double rho,

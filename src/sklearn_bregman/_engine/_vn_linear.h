@@ -7,8 +7,8 @@
  * Algorithm 8.3.1), with the reflectors applied to the p x m matrix E' from
  * the right as they are made, so that E' Q is formed in O(p m^2) instead of
  * Q in O(m^3).
- * vnl_tql: implicit QL iteration with Wilkinson-type shifts on the
- * tridiagonal (the EISPACK tql2 / Numerical Recipes tqli scheme), whose
+ * The tridiagonal is then diagonalised by the engine's one QL
+ * (_tridiag_ql.h, after LAPACK's DSTEQR: vn_tridiag_eig_rows), whose
  * rotations update those p rows only.  With LAPACK's dsyev this is the
  * same computation minus the accumulation of the full eigenvector matrix
  * (and the per-call overheads that dominate at m <= 30).
@@ -19,6 +19,8 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+
+#include "_tridiag_ql.h"
 
 /* A: m x m symmetric, row-major, both triangles (destroyed).  On return d
  * (m) the diagonal and e (m) the off-diagonal of T (e[i] couples i, i + 1;
@@ -90,76 +92,6 @@ static void vnl_tridiag(double *A, ptrdiff_t m, double *d, double *e, double *P,
     if (m >= 2)
         e[m - 2] = A[(m - 1) * m + (m - 2)];
     e[m - 1] = 0.0;
-}
-
-/* sqrt(a^2 + b^2); glibc's hypot (overflow and underflow guards) is slow
- * and was most of an evaluation's time.  The squares are safe below 1e150
- * (entries here are logs of kernel eigenvalues); hypot beyond. */
-static inline double vnl_norm2(double a, double b)
-{
-    const double fa = fabs(a), fb = fabs(b);
-    if (fa < 1e150 && fb < 1e150 && (fa > 1e-150 || fb > 1e-150))
-        return sqrt(a * a + b * b);
-    return hypot(a, b);
-}
-
-/* Eigenvalues of the tridiagonal (d, e) into d, and z (p x n, row-major)
- * times the eigenvector matrix (column j: eigenvector j).  Returns 0, or -1
- * if an eigenvalue needs more than 30 n sweeps. */
-static int vnl_tql(double *d, double *e, ptrdiff_t n, double *z, ptrdiff_t p)
-{
-    for (ptrdiff_t l = 0; l < n; ++l) {
-        int iter = 0;
-        for (;;) {
-            ptrdiff_t mm;
-            for (mm = l; mm < n - 1; ++mm) {
-                const double dd = fabs(d[mm]) + fabs(d[mm + 1]);
-                if (fabs(e[mm]) <= DBL_EPSILON * dd)
-                    break;
-            }
-            if (mm == l)
-                break;
-            if (iter++ == 30 * n)
-                return -1;
-            double g = (d[l + 1] - d[l]) / (2.0 * e[l]);
-            double r = vnl_norm2(g, 1.0);
-            g = d[mm] - d[l] + e[l] / (g + copysign(r, g));
-            double s = 1.0, c = 1.0, pp = 0.0;
-            ptrdiff_t i;
-            int underflow = 0;
-            for (i = mm - 1; i >= l; --i) {
-                const double f = s * e[i], b = c * e[i];
-                r = vnl_norm2(f, g);
-                e[i + 1] = r;
-                if (r == 0.0) {
-                    d[i + 1] -= pp;
-                    e[mm] = 0.0;
-                    underflow = 1;
-                    break;
-                }
-                const double inv = 1.0 / r;
-                s = f * inv;
-                c = g * inv;
-                g = d[i + 1] - pp;
-                r = (d[i] - g) * s + 2.0 * c * b;
-                pp = s * r;
-                d[i + 1] = g + pp;
-                g = c * r - b;
-                for (ptrdiff_t k = 0; k < p; ++k) {
-                    double *zk = z + k * n;
-                    const double t = zk[i + 1];
-                    zk[i + 1] = s * zk[i] + c * t;
-                    zk[i] = c * zk[i] - s * t;
-                }
-            }
-            if (underflow)
-                continue;
-            d[l] -= pp;
-            e[l] = g;
-            e[mm] = 0.0;
-        }
-    }
-    return 0;
 }
 
 #endif

@@ -28,7 +28,8 @@ Q (r x m) and ``T = Q' L Q``; with ``V_c = Q_1 R`` the projected row is
     f(a) = tr(exp(T - a E Ct E') E Ct E')      (E: the first p columns of I_m)
 
 is an m x m problem: its eigenvalues and the first p rows of its
-eigenvectors, by Householder tridiagonalisation and QL (``_vn_linear.h``;
+eigenvectors, by Householder tridiagonalisation (``_vn_linear.h``) and the
+engine's QL (``_tridiag_ql.h``;
 LAPACK ``dsyev`` as the fallback), O(m^3) per evaluation.  Its derivative
 comes from the same decomposition (Daleckii-Krein):
 ``f'(a) = -sum_jl Ct~_jl^2 [th_j, th_l]exp`` with ``Ct~`` the projected row
@@ -57,7 +58,9 @@ from ._dense_kernels cimport skb_dot, skb_matvec, skb_mirror_upper
 cdef extern from "_vn_linear.h" nogil:
     void vnl_tridiag(double* A, Py_ssize_t m, double* d, double* e, double* P,
                      Py_ssize_t p, double* v, double* w)
-    int vnl_tql(double* d, double* e, Py_ssize_t n, double* z, Py_ssize_t p)
+
+cdef extern from "_tridiag_ql.h" nogil:
+    int vn_tridiag_eig_rows(double* d, double* e, Py_ssize_t n, double* z, Py_ssize_t p)
 
 cnp.import_array()
 
@@ -303,7 +306,7 @@ cdef double _eval_new(lin_work* W, Py_ssize_t m, double a, double* fa_out,
             Z[i * m + j] = x
             Z[j * m + i] = x
     vnl_tridiag(Z, m, W.th, W.e, W.P, p, W.v1, W.v2)
-    if vnl_tql(W.th, W.e, m, W.P, p) == 0:
+    if vn_tridiag_eig_rows(W.th, W.e, m, W.P, p) == 0:
         for j in range(m):
             for k in range(p):
                 Z[j * m + k] = W.P[k * m + j]
