@@ -22,13 +22,17 @@ O(r^2), the pivots' rows and a few numbers per chunk:
   (:func:`sklearn_bregman._labels.draw_label_pairs`: how many of each
   class, the a-th sample of class k) with per-chunk counts and small
   per-chunk tasks, so the same pairs are drawn as in memory.
-- :func:`sklearn_bregman._resolve.resolve_pairs_dask` gathers the rows of G0
-  that the constraints touch, once, and hands them to the r x r engine where
-  it runs today.
+- :class:`DaskRows` and :class:`DaskFactorRows` are the dask
+  implementation of the rows interface of :mod:`sklearn_bregman._data`
+  (the data's rows, and the factor's): gathering rows
+  (:func:`sklearn_bregman._resolve.resolve_pairs` takes the ones the pairs
+  touch, once, for the r x r engine), maps, label indices, the factor,
+  CSI's plain path and k-means (:mod:`sklearn_bregman._dask_kmeans`).
 - Outputs (``embedding_``, ``transform``, ``predict``) are lazy dask arrays
   mapped block by block (:func:`map_rows`).
 
-NumPy input never comes here.
+NumPy input never comes here: ``_data.enter`` hands it to
+:class:`sklearn_bregman._data.InMemoryRows`.
 """
 
 import sys
