@@ -204,7 +204,7 @@ def test_similar_pair_with_zero_bound_is_rejected():
 
 def test_pair_distance_checks_its_input():
     itml = ITMLTransformer(random_state=0).fit(X_ok, y_ok)
-    with pytest.raises(ValueError, match="pairs must have shape"):
+    with pytest.raises(ValueError, match="pairs: tuples of 2 points expected"):
         itml.pair_distance(X_ok)
 
 

@@ -848,7 +848,8 @@ def check_pair_learner(case):
     X = _validated(case, est)
     assert_psd("metric_", est.metric_)
     assert_finite("components_", est.components_)
-    if est.metric_.size:
+    linear = hasattr(est, "get_mahalanobis_matrix")  # components_ on the input
+    if est.metric_.size and not (linear and not isinstance(est, ITMLTransformer)):
         np.testing.assert_allclose(
             est.components_.T @ est.components_, est.metric_,
             atol=1e-8 * np.abs(est.metric_).max(), err_msg="metric_ != L'L")
@@ -860,6 +861,18 @@ def check_pair_learner(case):
         assert_psd("learned kernel embedding_ @ embedding_.T", Z @ Z.T)
         G0 = (np.eye(X.shape[0]) / np.sqrt(X.shape[0]) if est.factor_ is None
               else est.factor_.transform(X))
+        # the learned kernel is G0 M G0', whatever coordinates components_ uses
+        K, F = Z @ Z.T, np.eye(X.shape[0]) if est.factor_ is None else G0
+        np.testing.assert_allclose(F @ est.metric_ @ F.T, K,
+                                   atol=1e-8 * max(np.abs(K).max(), 1e-300),
+                                   err_msg="embedding_ embedding_' != G0 metric_ G0'")
+    if linear:
+        L = est.components_
+        np.testing.assert_allclose(est.get_mahalanobis_matrix(), L.T @ L,
+                                   err_msg="get_mahalanobis_matrix() != L'L")
+        Zx = est.transform(X)
+        np.testing.assert_allclose(Zx, X @ L.T, atol=1e-9 * max(np.abs(Zx).max(), 1e-300),
+                                   err_msg="transform(X) != X L'")
     assert_finite("the training points' coordinates", Z)
     if case.method == "partial_fit":
         assert_finite("total_loss_", est.total_loss_)

@@ -9,7 +9,8 @@ README = ROOT / "README.md"
 #: README held them in before they moved to docs/): later pages reuse names
 #: that earlier ones define.
 GUIDE = [ROOT / "docs" / "user_guide" / f"{name}.md" for name in (
-    "estimators", "factors", "model_selection", "pairs_triplets", "general_constraints",
+    "estimators", "factors", "model_selection", "pairs_triplets", "migration",
+    "general_constraints",
     "nearest_correlation", "constraints", "parameters", "dask", "convergence",
     "performance")]
 

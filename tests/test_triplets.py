@@ -170,17 +170,18 @@ def test_metric(wine):
 
 
 @pytest.mark.parametrize("triplets, preprocessor, match", [
-    (np.zeros((4, 2)), None, r"shape \(n_triplets, 3, n_features\).*got shape \(4, 2\)"),
-    (np.zeros((4, 3, 2, 1)), None, "got shape"),
-    (np.zeros((4, 2, 5)), None, "got shape"),
+    (np.zeros((4, 2)), None, r"tuples of 3 points expected; got tuples of 2 \(shape \(4, 2\)\)"),
+    (np.zeros((4, 3, 2, 1)), None, r"shape \(n_triplets, 3, n_features\).*4-D"),
+    (np.zeros((4, 2, 5)), None, "tuples of 3 points expected"),
     (np.array([[0, 1, 2]]), None, "need a preprocessor"),
     (np.array([[0, 1, 2], [0, 1, 9]]), np.zeros((5, 2)), r"row 1 .*outside \[0, 5\)"),
     (np.array([[0, 1, -1]]), np.zeros((5, 2)), r"row 0 .*outside"),
-    (np.array([[0, 1, -1]]), lambda i: np.zeros((len(i), 2)), "negative"),
+    # a callable takes any identifiers, and must return one row for each
+    (np.array([[0, 1, -1]]), lambda i: np.zeros((2 * len(i), 2)), "returned 6 rows for 3"),
     (np.array([[0.5, 1, 2]]), np.zeros((5, 2)), "integers"),
     (np.array([["a", "b", "c"]]), np.zeros((5, 2)), "integers"),
     (np.array([[0, 1, 1], [0, 1, 2]]), np.arange(10.0).reshape(5, 2), "row 0 repeats a point"),
-    (np.zeros((0, 3)), np.zeros((5, 2)), "no triplet"),
+    (np.zeros((0, 3)), np.zeros((5, 2)), "empty array"),
 ])
 def test_clear_errors(triplets, preprocessor, match):
     with pytest.raises(ValueError, match=match):

@@ -18,11 +18,13 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ._data import enter
 from ._engine import max_squared_norm
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
+from ._metric import MahalanobisMixin, MetricMixin
 from ._sklearn_compat import HasMethods, Interval, StrOptions
 
 #: Parameter constraints common to every learner driven by pair constraints
@@ -36,6 +38,8 @@ PAIR_CONSTRAINT_PARAMETERS = {
     "max_iter": [Interval(Integral, 1, None, closed="left")],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
+    # identifiers of points (X as a 1-D array, tuples as (n, 2)) to their rows
+    "preprocessor": ["array-like", callable, None],
 }
 
 #: Parameters of the learners that sweep rank-one projections with slack
@@ -55,17 +59,82 @@ FACTOR_PARAMETERS = {
 }
 
 
-class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                    BaseEstimator):
+def _linear_in_input(estimator):
+    """Whether the learned map is linear in the input features: the linear
+    initial kernel (with a factor of the data, not DefiniteBoost's
+    transductive ``init='identity'``)."""
+    return (estimator.kernel == "linear"
+            and getattr(estimator, "init", "kernel") == "kernel")
+
+
+class LearnedMapMixin(MetricMixin):
+    """The learned map of a learner on an initial factor, and its metric surface.
+
+    The learner fits ``factor_`` (phi0, the initial factor's out-of-sample
+    map) and a map B on its coordinates, and calls :meth:`_set_map` with B;
+    ``transform(X) = phi0(X) B'``.  When phi0 is linear in the input
+    (``kernel='linear'``), ``components_`` is the input-space map, so that
+    ``transform(X) = X @ components_.T`` and ``get_mahalanobis_matrix``
+    exists, as for ITML and metric-learn's Mahalanobis learners.
+    """
+
+    def _set_map(self, B):
+        """``components_`` from the learned map ``B`` on the initial factor's
+        coordinates (``transform(X) = phi0(X) B'``): ``B`` itself, or, when
+        phi0 is linear in the input (``kernel='linear'``), the input-space map
+        ``B P'`` with ``phi0(X) = X P``, so that ``transform(X) = X
+        components_'`` as for any linear map of scikit-learn and
+        metric-learn."""
+        if _linear_in_input(self):
+            # phi0 of the unit vectors: the rows of P (d x r)
+            P = self.factor_.transform(np.eye(self.n_features_in_))
+            B = B @ P.T
+        self.components_ = B
+
+    def _point_map(self):
+        if _linear_in_input(self):
+            return MahalanobisMixin._point_map(self)
+        return partial(_map_through, self.factor_, self.components_.copy(),
+                       type(self).__name__)
+
+
+    @available_if(_linear_in_input)
+    def get_mahalanobis_matrix(self):
+        """The learned Mahalanobis matrix (``kernel='linear'`` only).
+
+        With the linear initial kernel the learned map is linear in the
+        input, ``transform(X) = X @ components_.T``, and the learned squared
+        distance is :math:`(x - y)^T M (x - y)` with
+        :math:`M = L^T L`, ``L = components_``.
+
+        Returns
+        -------
+        M : ndarray of shape (n_features, n_features)
+            Symmetric positive semi-definite, of rank at most ``rank_``.
+        """
+        return MahalanobisMixin.get_mahalanobis_matrix(self)
+
+    def _map_function(self):
+        """``transform``'s map of a block of validated rows."""
+        if _linear_in_input(self):
+            return partial(map_rows, self.components_, type(self).__name__)
+        return partial(_map_through, self.factor_, self.components_, type(self).__name__)
+
+
+class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesOutMixin,
+                    TransformerMixin, BaseEstimator):
     """Base of the learners that work on a low-rank factor of an initial kernel.
 
     The learned kernel is ``G0 M G0'`` with ``G0`` the initial factor
     (:class:`~sklearn_bregman._factors.LowRankFactor`) and ``M`` an r x r
     matrix (JMLR 2009, Section 4.2).  A subclass fits ``factor_``,
     ``rank_``, ``pivots_`` with :meth:`_fit_factor` and sets
-    ``components_`` (``M = components_' components_``); this base gives
-    ``transform``, ``learned_kernel``, the output feature names and the
-    tags.  Subclasses: the pair kernel learners
+    the map B on the factor's coordinates (``M = B' B``) with
+    :meth:`_set_map`; this base gives ``transform``, ``learned_kernel``,
+    the metric surface (:class:`~sklearn_bregman._metric.MetricMixin`:
+    ``pair_distance``, ``pair_score``, ``get_metric``; and
+    ``get_mahalanobis_matrix`` with ``kernel='linear'``), the output
+    feature names and the tags.  Subclasses: the pair kernel learners
     (:mod:`sklearn_bregman._kernel_learning`) and DefiniteBoost
     (:mod:`sklearn_bregman._definiteboost`).
     """
@@ -106,7 +175,8 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         ----------
         X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
             New points, or their kernel values against the training points
-            when ``kernel='precomputed'``; or a dask array of points.
+            when ``kernel='precomputed'``; or a dask array of points; or, with
+            a ``preprocessor``, a 1-D array of the points' identifiers.
 
         Returns
         -------
@@ -116,8 +186,7 @@ class FactorLearner(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         """
         check_is_fitted(self)
         rows = enter(self, X, reset=False, finite=False)
-        return rows.map(partial(_map_through, self.factor_, self.components_,
-                                type(self).__name__), self.components_.shape[0])
+        return rows.map(self._map_function(), self.components_.shape[0])
 
     def learned_kernel(self, X, Y=None):
         """The learned kernel between two sets of points.
@@ -158,6 +227,13 @@ def _map_through(factor, components, owner, X):
     estimator or its name, for the error message)."""
     with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
         return mapped(factor.transform(X) @ components.T, owner, X)
+
+
+def map_rows(components, owner, X):
+    """``X L'``, or a ValueError if it overflows (``owner``: the estimator or
+    its name)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
+        return mapped(X @ components.T, owner, X)
 
 
 def check_factor_scale(G, owner):
@@ -218,20 +294,26 @@ def set_pair_fit_attributes(estimator, result, pairs, metric=None):
 
     ``metric_`` (the learned r x r matrix: ``metric``, or the result's
     ``metric`` when the engine ran in the estimator's coordinates),
-    ``components_`` (L with ``metric_ = L' L``), ``constraints_``,
+    ``components_`` (L with ``metric_ = L' L``; in the input's coordinates
+    through the estimator's ``_set_map`` if it has one), ``constraints_``,
     ``dual_coef_``, ``n_iter_`` (sweeps), ``n_projections_`` (projections
     that moved the state), ``converged_`` and ``max_violation_``, from a
-    :class:`~sklearn_bregman._engine.ProjectionResult`.
+    :class:`~sklearn_bregman._engine.ProjectionResult`.  Returns L.
     """
     metric = result.metric if metric is None else metric
     estimator.metric_ = metric
-    estimator.components_ = components_from_metric(metric)
+    L = components_from_metric(metric)
+    if hasattr(estimator, "_set_map"):
+        estimator._set_map(L)
+    else:
+        estimator.components_ = L
     estimator.constraints_ = pairs
     estimator.dual_coef_ = result.dual
     estimator.n_iter_ = result.n_iter
     estimator.n_projections_ = result.n_projections
     estimator.converged_ = result.converged
     estimator.max_violation_ = result.max_violation
+    return L
 
 
 def metric_from_log(log_x, s, Vt):

@@ -44,6 +44,7 @@ from ._factors import (
     cholesky_side_information,
     orthonormal_basis,
 )
+from ._inputs import points_of
 from ._kernels import kernel_source
 from ._labels import LabelIndex, check_labels
 
@@ -61,6 +62,9 @@ FACTOR_ROWS_INTERFACE = ("n", "shape", "take", "all", "in_memory", "map",
 
 def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
     """Validated ``X`` (and ``y``) as a rows object: the one branch on dask.
+
+    A 1-D ``X`` with an estimator's ``preprocessor`` is identifiers of
+    points, replaced by their rows (:func:`~sklearn_bregman._inputs.points_of`).
 
     Parameters
     ----------
@@ -86,6 +90,7 @@ def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
     y : array-like or None
         Only when ``check_y`` is given.
     """
+    X = points_of(estimator, X)
     if is_dask_array(X):
         X = check_dask_array(X, estimator, reset=reset,
                              ensure_min_samples=check.get("ensure_min_samples", 1))

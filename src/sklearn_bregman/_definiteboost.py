@@ -18,14 +18,14 @@ from numbers import Real
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ._base import (
     FactorLearner,
     components_from_metric,
     metric_from_log,
 )
-from ._data import InMemoryRows
+from ._data import InMemoryRows, enter
 from ._engine import (
     ProjectionResult,
     definiteboost,
@@ -166,10 +166,23 @@ class DefiniteBoost(FactorLearner):
         :class:`~sklearn_bregman.LogDetKernelLearner` (used with
         ``init='kernel'``).
 
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
+        Where identifiers of points lead: ``fit`` and ``transform`` take
+        ``X`` as a 1-D array of identifiers, and ``pair_distance`` /
+        ``pair_score`` pairs as ``(n_pairs, 2)`` identifiers.  An array:
+        identifiers are indices into its rows; a callable: it takes a 1-D
+        array of identifiers (integers, file names, keys) and returns their
+        rows.  ``None``: points are given as points.
+
     Attributes
     ----------
-    components_ : ndarray of shape (``rank_``, ``rank_``)
-        Learned linear map: ``transform(X) = phi0(X) @ components_.T``.
+    components_ : ndarray of shape (``rank_``, ``rank_``) or (``rank_``, ``n_features_in_``)
+        The learned linear map of ``transform``: with ``kernel='linear'``,
+        on the input features (``transform(X) = X @ components_.T``, shape
+        (``rank_``, ``n_features_in_``), and ``get_mahalanobis_matrix()`` is
+        ``components_.T @ components_``); with the other kernels, B on the
+        initial factor's coordinates (``transform(X) = phi0(X) @
+        components_.T``, ``metric_ = B.T @ B``).
     metric_ : ndarray of shape (``rank_``, ``rank_``)
         M with learned kernel :math:`K = G_0 M G_0^T` (trace one).
     embedding_ : ndarray of shape (n_samples, ``rank_``)
@@ -247,7 +260,7 @@ class DefiniteBoost(FactorLearner):
                  selection="greedy",
                  projection="exact", dual_correction=True, init="kernel",
                  learning_rate=0.5, tol=1e-3, max_iter=1000, random_state=None,
-                 verbose=0, memory=None):
+                 verbose=0, memory=None, preprocessor=None):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -270,6 +283,7 @@ class DefiniteBoost(FactorLearner):
         self.random_state = random_state
         self.verbose = verbose
         self.memory = memory
+        self.preprocessor = preprocessor
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None):
@@ -290,7 +304,8 @@ class DefiniteBoost(FactorLearner):
         self : object
             The fitted estimator.
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = enter(self, X, reset=True, ensure_min_samples=2).in_memory(
+            "DefiniteBoost.fit")
         rng = check_random_state(self.random_state)
         U, G_norm = self._start(X, y)
         pairs = resolve_pair_constraints(self, y, constraints, G_norm, None,
@@ -345,7 +360,8 @@ class DefiniteBoost(FactorLearner):
             The fitted estimator.
         """
         first = not hasattr(self, "_log_w")
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2, reset=first)
+        X = enter(self, X, reset=first, ensure_min_samples=2).in_memory(
+            "DefiniteBoost.partial_fit")
         rng = check_random_state(self.random_state)
         if first:
             U, G_norm = self._start(X, y)
@@ -509,9 +525,10 @@ class DefiniteBoost(FactorLearner):
         """metric_, components_, embedding_ from the state log W (with
         ``init='identity'`` the factor is I: U = Vt = I, s = 1)."""
         self.metric_ = metric_from_log(self._log_w, self._sv, self._vt)
-        self.components_ = components_from_metric(self.metric_)
+        L = components_from_metric(self.metric_)
         # G0 = U diag(s) Vt, without keeping G0 itself
-        self.embedding_ = (self._basis * self._sv) @ (self._vt @ self.components_.T)
+        self.embedding_ = (self._basis * self._sv) @ (self._vt @ L.T)
+        self._set_map(L)
 
     def transform(self, X):
         """Map points through the learned linear map (``init='kernel'`` only).

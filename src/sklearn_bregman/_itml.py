@@ -10,23 +10,26 @@ from functools import partial
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.datasets import make_spd_matrix
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, check_symmetric
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
     SWEEP_PARAMETERS,
     check_scale,
-    mapped,
+    map_rows,
     set_pair_fit_attributes,
 )
 from ._data import enter
 from ._engine import pair_projections
+from ._metric import MahalanobisMixin
 from ._resolve import check_pair_bounds, resolve_pairs
 from ._sklearn_compat import StrOptions, fit_context
 
 
-class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
+                      BaseEstimator):
     r"""Mahalanobis metric learned by ITML from labels or pair constraints.
 
     Learns a d x d positive definite matrix :math:`A` closest to a prior
@@ -52,11 +55,16 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         enforce the constraints more. ``np.inf`` makes them hard.  Not the
         ``slack`` of :class:`~sklearn_bregman.SKLRClusterer`, which is the
         quadratic penalty lambda of the SKLR paper (``None``: hard).
-    prior : {'identity', 'covariance'} or array-like, default='identity'
+    prior : {'identity', 'covariance', 'random'} or array-like, default='identity'
         An array-like prior has shape (n_features, n_features).
         The prior metric :math:`A_0`: the identity (Euclidean distance), the
-        inverse covariance of ``X`` (Mahalanobis distance), or a given
-        symmetric positive definite matrix.
+        inverse covariance of ``X`` (Mahalanobis distance), a random
+        symmetric positive definite matrix drawn with ``random_state``
+        (scikit-learn's ``make_spd_matrix``, as metric-learn), or a given
+        symmetric positive definite matrix.  The LogDet divergence needs
+        :math:`A_0^{-1}`: every prior must be positive definite and
+        well-conditioned (smallest eigenvalue above ``1e-10`` times the
+        largest), or ``fit`` raises a ValueError that names it.
     n_constraints : int, default=None
         Number of pairs drawn from the labels; ``None`` gives ITML's
         40 c^2 for c classes.  Half similar, half dissimilar, capped by the
@@ -88,11 +96,18 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     max_iter : int, default=1000
         Maximum number of sweeps over the constraints.
     random_state : int, RandomState instance or None, default=None
-        Seeds the constraint draw, the 'percentile' bounds and the random
-        order.
+        Seeds the ``'random'`` prior, the constraint draw, the 'percentile'
+        bounds and the random order.
     verbose : int, default=0
         Print one line per sweep: dual change and share of satisfied
         constraints.
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
+        Where identifiers of points lead: ``fit`` and ``transform`` take
+        ``X`` as a 1-D array of identifiers, and ``pair_distance`` /
+        ``pair_score`` pairs as ``(n_pairs, 2)`` identifiers.  An array:
+        identifiers are indices into its rows; a callable: it takes a 1-D
+        array of identifiers (integers, file names, keys) and returns their
+        rows.  ``None``: points are given as points.
 
     Attributes
     ----------
@@ -151,12 +166,13 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
     _parameter_constraints = {
         **PAIR_CONSTRAINT_PARAMETERS,
         **SWEEP_PARAMETERS,
-        "prior": [StrOptions({"identity", "covariance"}), "array-like"],
+        "prior": [StrOptions({"identity", "covariance", "random"}), "array-like"],
     }
 
     def __init__(self, slack=1.0, prior="identity", n_constraints=None,
                  bounds="percentile", epsilon=0.25, unlabeled=-1, order="random",
-                 tol=1e-3, max_iter=1000, random_state=None, verbose=0):
+                 tol=1e-3, max_iter=1000, random_state=None, verbose=0,
+                 preprocessor=None):
         self.slack = slack
         self.prior = prior
         self.n_constraints = n_constraints
@@ -168,6 +184,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
+        self.preprocessor = preprocessor
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None):
@@ -177,7 +194,8 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         ----------
         X : array-like of shape (n_samples, n_features), or a dask array
             Training data.  A dask array (rows in chunks) stays on the
-            workers: only the rows the pairs touch are gathered.
+            workers: only the rows the pairs touch are gathered.  With a
+            ``preprocessor``, a 1-D array of the points' identifiers.
         y : array-like of shape (n_samples,), default=None
             Class labels (a dask array too); pairs are drawn from them when
             ``constraints`` is None.  Samples labelled ``unlabeled`` get no
@@ -195,7 +213,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         rng = check_random_state(self.random_state)
         scale = rows.max_squared_norm()
         check_scale(scale, type(self).__name__)  # (before the covariance can overflow)
-        A0 = self._prior_metric(rows)
+        A0 = self._prior_metric(rows, rng)
         # the pairs' rows of X, gathered once (X never leaves the workers when
         # it is a dask array); stacklevel 3: fit, _fit_context, the user's call
         pairs, local, X_t, _ = resolve_pairs(self, y, constraints, rows, rng, A0,
@@ -210,14 +228,19 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         set_pair_fit_attributes(self, result, pairs)
         return self
 
-    def _prior_metric(self, rows):
+    def _prior_metric(self, rows, rng):
+        """A0 from ``prior``: checked symmetric, positive definite and
+        well-conditioned, whatever its source (the LogDet divergence and the
+        projections need its inverse)."""
         d = rows.shape[1]
         if isinstance(self.prior, str):
             if self.prior == "identity":
                 return np.eye(d)
+            if self.prior == "random":
+                return _check_prior(make_spd_matrix(d, random_state=rng), "prior='random'")
             cov = rows.covariance()
             w = linalg.eigvalsh(cov)
-            if w[0] <= 1e-10 * max(w[-1], np.finfo(float).tiny):
+            if not _well_conditioned(w):
                 raise ValueError(
                     "prior='covariance' needs an invertible covariance matrix of X, but "
                     f"its smallest eigenvalue is {w[0]:.3g} (constant or collinear "
@@ -232,16 +255,7 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
                 f"prior must have shape (n_features, n_features) = ({d}, {d}); "
                 f"got {A0.shape}."
             )
-        try:
-            check_symmetric(A0, tol=1e-12 * np.abs(A0).max(), raise_exception=True)
-        except ValueError:
-            raise ValueError("prior must be a symmetric matrix.") from None
-        try:
-            linalg.cholesky(A0)
-        except linalg.LinAlgError:
-            raise ValueError("prior must be positive definite (its Cholesky "
-                             "factorisation failed).") from None
-        return np.array((A0 + A0.T) / 2, order="C")
+        return _check_prior(A0, "prior")
 
     def transform(self, X):
         """Map ``X`` to ``X L^T``, where Euclidean distance is the learned metric.
@@ -258,46 +272,21 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         """
         check_is_fitted(self)
         rows = enter(self, X, reset=False, finite=False)
-        return rows.map(partial(_map_rows, self.components_, type(self).__name__),
+        return rows.map(partial(map_rows, self.components_, type(self).__name__),
                         self.components_.shape[0])
 
     def get_mahalanobis_matrix(self):
         """The learned Mahalanobis matrix A (d x d, positive definite).
 
+        The learned squared distance is :math:`(x - y)^T A (x - y)`.
+
         Returns
         -------
         A : ndarray of shape (n_features, n_features)
-            A copy of ``metric_``.
+            A copy of ``metric_`` (:math:`L^T L` with ``L = components_``).
         """
         check_is_fitted(self)
         return self.metric_.copy()
-
-    def pair_distance(self, pairs, squared=False):
-        """Learned distance between the two points of each pair.
-
-        Parameters
-        ----------
-        pairs : array-like of shape (n_pairs, 2, n_features)
-            The two points of each pair.
-        squared : bool, default=False
-            Return :math:`(x - y)^T A (x - y)` instead of its square root.
-
-        Returns
-        -------
-        distances : ndarray of shape (n_pairs,)
-            The learned (squared, if ``squared``) distance of each pair.
-        """
-        check_is_fitted(self)
-        pairs = np.asarray(pairs, dtype=np.float64)
-        d = self.n_features_in_
-        if pairs.ndim != 3 or pairs.shape[1] != 2 or pairs.shape[2] != d:
-            raise ValueError(
-                f"pairs must have shape (n_pairs, 2, {d}); got {pairs.shape}."
-            )
-        pairs = check_array(pairs.reshape(-1, d), input_name="pairs").reshape(pairs.shape)
-        diff = (pairs[:, 0] - pairs[:, 1]) @ self.components_.T
-        sq = np.einsum("ij,ij->i", diff, diff)
-        return sq if squared else np.sqrt(sq)
 
     @property
     def _n_features_out(self):
@@ -309,8 +298,30 @@ class ITMLTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEst
         return tags
 
 
-def _map_rows(components, owner, X):
-    """``X L'``, or a ValueError if it overflows (``owner``: the estimator or
-    its name)."""
-    with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
-        return mapped(X @ components.T, owner, X)
+def _well_conditioned(w):
+    """Eigenvalues ``w`` (ascending) of a positive definite matrix whose
+    inverse is usable: the smallest above 1e-10 times the largest."""
+    return w[0] > 1e-10 * max(w[-1], np.finfo(float).tiny)
+
+
+def _check_prior(A0, name):
+    """``A0`` symmetrised, after checking that it is symmetric, positive
+    definite and well-conditioned (the test ``prior='covariance'`` passes);
+    a ValueError that names the prior otherwise."""
+    scale = np.abs(A0).max()
+    if not np.allclose(A0, A0.T, rtol=0.0, atol=1e-12 * scale):
+        raise ValueError(f"{name} must be a symmetric matrix; "
+                         f"max |A0 - A0'| = {np.abs(A0 - A0.T).max():.3g}.")
+    A0 = np.array((A0 + A0.T) / 2, order="C")
+    w = linalg.eigvalsh(A0)
+    if w[0] <= 0:
+        raise ValueError(
+            f"{name} must be positive definite: its smallest eigenvalue is {w[0]:.3g}. "
+            "ITML's LogDet divergence needs the prior's inverse; use prior='identity', "
+            "'covariance' or a positive definite matrix.")
+    if not _well_conditioned(w):
+        raise ValueError(
+            f"{name} is numerically singular: its eigenvalues range from {w[0]:.3g} to "
+            f"{w[-1]:.3g} (ratio below 1e-10), so its inverse, which ITML's LogDet "
+            "divergence needs, is not reliable. Use a better-conditioned prior.")
+    return A0

@@ -65,7 +65,7 @@ class _BaseKernelLearner(FactorLearner):
                  n_constraints=None, bounds="relative", epsilon=0.25, unlabeled=-1,
                  label_constraints="pairs", ratio=2.0,
                  order="random", tol=1e-3, max_iter=1000, random_state=None, verbose=0,
-                 memory=None):
+                 memory=None, preprocessor=None):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -87,6 +87,7 @@ class _BaseKernelLearner(FactorLearner):
         self.random_state = random_state
         self.verbose = verbose
         self.memory = memory
+        self.preprocessor = preprocessor
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None, triplets=None):
@@ -165,7 +166,7 @@ class _BaseKernelLearner(FactorLearner):
                 stacklevel=3)
             skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
             result, metric = self._learn(G, G_t, touched, local, skipped, rng)
-            set_pair_fit_attributes(self, result, pairs, metric)
+            L = set_pair_fit_attributes(self, result, pairs, metric)
         else:
             G0 = G.all()
             # pairs among other kinds get their bounds as on their own
@@ -173,10 +174,10 @@ class _BaseKernelLearner(FactorLearner):
                         if not isinstance(c, ROW_KINDS) else c for c in con_list]
             check_row_indices(con_list, n)
             result, metric, rows_ = self._learn_rows(G0, con_list, rng)
-            set_pair_fit_attributes(self, result, con_list, metric)
+            L = set_pair_fit_attributes(self, result, con_list, metric)
             # duals of the user's rows: unscaled, in their own sense
             self.dual_coef_ = result.dual * rows_.flip / rows_.scale
-        self.embedding_ = G.all() @ self.components_.T
+        self.embedding_ = G.all() @ L.T
         return self
 
     def _run_rows(self, B, X0, state0, con_list, rng, divergence):
@@ -304,13 +305,23 @@ class LogDetKernelLearner(_BaseKernelLearner):
         ``coef0``, ``kernel_params``, ``rank``, ``factor_tol``, ``low_rank``;
         ``y`` for 'csi'): a grid search over ``slack`` or the constraint
         parameters then factors each training set once.  ``None``: no cache.
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
+        Where identifiers of points lead: ``fit`` and ``transform`` take
+        ``X`` as a 1-D array of identifiers, and ``pair_distance`` /
+        ``pair_score`` pairs as ``(n_pairs, 2)`` identifiers.  An array:
+        identifiers are indices into its rows; a callable: it takes a 1-D
+        array of identifiers (integers, file names, keys) and returns their
+        rows.  ``None``: points are given as points.
 
     Attributes
     ----------
-    components_ : ndarray of shape (``rank_``, ``rank_``)
-        The learned linear map B on the initial coordinates:
-        ``transform(X) = phi0(X) @ components_.T`` and
-        ``metric_ = components_.T @ components_``.
+    components_ : ndarray of shape (``rank_``, ``rank_``) or (``rank_``, ``n_features_in_``)
+        The learned linear map of ``transform``: with ``kernel='linear'``,
+        on the input features (``transform(X) = X @ components_.T``, shape
+        (``rank_``, ``n_features_in_``), and ``get_mahalanobis_matrix()`` is
+        ``components_.T @ components_``); with the other kernels, B on the
+        initial factor's coordinates (``transform(X) = phi0(X) @
+        components_.T``, ``metric_ = B.T @ B``).
     metric_ : ndarray of shape (``rank_``, ``rank_``)
         M, with learned kernel :math:`K = G_0 M G_0^T`.
     embedding_ : ndarray of shape (n_samples, ``rank_``)
@@ -496,13 +507,23 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         ``coef0``, ``kernel_params``, ``rank``, ``factor_tol``, ``low_rank``;
         ``y`` for 'csi'): a grid search over ``slack`` or the constraint
         parameters then factors each training set once.  ``None``: no cache.
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
+        Where identifiers of points lead: ``fit`` and ``transform`` take
+        ``X`` as a 1-D array of identifiers, and ``pair_distance`` /
+        ``pair_score`` pairs as ``(n_pairs, 2)`` identifiers.  An array:
+        identifiers are indices into its rows; a callable: it takes a 1-D
+        array of identifiers (integers, file names, keys) and returns their
+        rows.  ``None``: points are given as points.
 
     Attributes
     ----------
-    components_ : ndarray of shape (``rank_``, ``rank_``)
-        The learned linear map B on the initial coordinates:
-        ``transform(X) = phi0(X) @ components_.T`` and
-        ``metric_ = components_.T @ components_``.
+    components_ : ndarray of shape (``rank_``, ``rank_``) or (``rank_``, ``n_features_in_``)
+        The learned linear map of ``transform``: with ``kernel='linear'``,
+        on the input features (``transform(X) = X @ components_.T``, shape
+        (``rank_``, ``n_features_in_``), and ``get_mahalanobis_matrix()`` is
+        ``components_.T @ components_``); with the other kernels, B on the
+        initial factor's coordinates (``transform(X) = phi0(X) @
+        components_.T``, ``metric_ = B.T @ B``).
     metric_ : ndarray of shape (``rank_``, ``rank_``)
         M, with learned kernel :math:`K = G_0 M G_0^T`: expressed in the
         coordinates of the initial factor (not in the basis U), so that

@@ -14,24 +14,62 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
-from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
-from ._sklearn_compat import HasMethods, Interval, StrOptions, fit_context
+from ._inputs import tuple_form
+from ._sklearn_compat import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    fit_context,
+    validate_parameter_constraints,
+)
 from ._tuples import TupleMetaEstimator, unique_points
 from .constraints import PairConstraints
 
 __all__ = ["PairClassifier", "PairKFold"]
 
 
-def _linear_map(self):
-    """``get_mahalanobis_matrix`` exists when the inner learner's map is linear
-    in the input features (ITML, or a kernel learner on the linear kernel
-    factored by its singular directions)."""
-    est = self.estimator_ if hasattr(self, "estimator_") else self.estimator
-    if hasattr(est, "get_mahalanobis_matrix"):
-        return True
-    return getattr(est, "kernel", None) == "linear" and getattr(est, "low_rank", None) == "cholesky"
+#: The threshold's parameters: the constructor's and those of
+#: ``set_threshold`` / ``calibrate_threshold``, one set of rules for both.
+THRESHOLD_PARAMETERS = {
+    # a finite number (NaN and inf would predict one class for every pair)
+    "threshold": [Interval(Real, None, None, closed="neither"), None],
+    "strategy": [StrOptions({"accuracy", "f_beta", "max_tpr", "max_tnr"})],
+    "beta": [Interval(Real, 0, None, closed="neither")],
+    "min_rate": [Interval(Real, 0, 1, closed="both"), None],
+}
+
+
+def check_threshold_parameters(caller, **params):
+    """``params`` checked against :data:`THRESHOLD_PARAMETERS` (scikit-learn's
+    InvalidParameterError, a ValueError, naming ``caller``), and 'max_tpr' /
+    'max_tnr' given a ``min_rate``."""
+    validate_parameter_constraints(
+        {k: THRESHOLD_PARAMETERS[k] for k in params}, params, caller_name=caller)
+    if params.get("strategy") in ("max_tpr", "max_tnr") and params.get(
+            "min_rate", 0) is None:
+        raise InvalidParameterError(
+            f"{caller}: strategy={params['strategy']!r} needs min_rate, the rate it "
+            "must keep (a float in [0, 1]).")
+
+
+def check_pair_labels(y, n_pairs):
+    """``y`` of pairs: +1 (similar) / -1 (dissimilar), one per pair."""
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_pairs:
+        raise ValueError(f"y has {y.shape[0]} entries but there are {n_pairs} pairs.")
+    try:
+        ok = np.isin(y, (-1, 1)).all()
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            "y must hold +1 (similar) and -1 (dissimilar) for each pair; got "
+            f"{np.unique(y.astype(str)).tolist()[:5]}."
+        )
+    return y.astype(np.int8)
 
 
 class PairClassifier(TupleMetaEstimator):
@@ -85,6 +123,11 @@ class PairClassifier(TupleMetaEstimator):
     ----------
     estimator_ : estimator
         The fitted inner learner.
+    components_ : ndarray of shape (n_components, n_features)
+        The inner learner's ``components_``, when its map is linear in the
+        input (then ``transform(X) = X @ components_.T`` and
+        ``get_mahalanobis_matrix`` exists): ITML, or a learner with
+        ``kernel='linear'``.  Not set otherwise.
     threshold_ : float
         The decision threshold in use.
     classes_ : ndarray of shape (2,)
@@ -114,10 +157,7 @@ class PairClassifier(TupleMetaEstimator):
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "transform"])],
         "preprocessor": ["array-like", callable, None],
-        "threshold": [Real, None],
-        "strategy": [StrOptions({"accuracy", "f_beta", "max_tpr", "max_tnr"})],
-        "beta": [Interval(Real, 0, None, closed="neither")],
-        "min_rate": [Interval(Real, 0, 1, closed="both"), None],
+        **THRESHOLD_PARAMETERS,
     }
 
     def __init__(self, estimator, *, preprocessor=None, threshold=None, strategy="accuracy",
@@ -147,24 +187,21 @@ class PairClassifier(TupleMetaEstimator):
         self : object
             The fitted estimator.
         """
-        y = column_or_1d(y, warn=True)
-        if len(y) != len(pairs):
-            raise ValueError(f"y has {len(y)} entries but there are {len(pairs)} pairs.")
-        if not np.isin(y, (-1, 1)).all():
-            raise ValueError(
-                "y must hold +1 (similar) and -1 (dissimilar) for each pair; got "
-                f"{np.unique(y).tolist()[:5]}."
-            )
+        check_threshold_parameters(type(self).__name__, strategy=self.strategy,
+                                   min_rate=self.min_rate)
+        tuple_form(pairs, 2, "pairs", self.preprocessor)
+        y = check_pair_labels(y, len(pairs))
         X, rows = self._training_set(pairs)
         i, j = rows[:, 0], rows[:, 1]
         if (i == j).any():
             k = int(np.flatnonzero(i == j)[0])
             raise ValueError(f"pairs: row {k} joins a point to itself.")
-        constraints = PairConstraints(i, j, y.astype(np.int8))
+        constraints = PairConstraints(i, j, y)
         self.estimator_ = clone(self.estimator).fit(X, constraints=constraints)
         self.n_features_in_ = X.shape[1]
         self.classes_ = np.array([-1, 1])
         self._keep_embedding(pairs, X)
+        self._set_linear_attributes()
         if self.threshold is None:
             self.calibrate_threshold(pairs, y, strategy=self.strategy, beta=self.beta,
                                      min_rate=self.min_rate)
@@ -173,41 +210,6 @@ class PairClassifier(TupleMetaEstimator):
         return self
 
     # -- scores --------------------------------------------------------------
-
-    def _sqdist(self, pairs):
-        Z = self._mapped(pairs)
-        diff = Z[:, 0] - Z[:, 1]
-        return np.einsum("ij,ij->i", diff, diff)
-
-    def pair_distance(self, pairs):
-        """Learned distances of the pairs (not squared).
-
-        Parameters
-        ----------
-        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
-            Point pairs, or index pairs into ``preprocessor``.
-
-        Returns
-        -------
-        ndarray of shape (n_pairs,)
-            The learned distance of each pair.
-        """
-        return np.sqrt(self._sqdist(pairs))
-
-    def pair_score(self, pairs):
-        """Minus the learned distances: larger means more similar.
-
-        Parameters
-        ----------
-        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
-            Point pairs, or index pairs into ``preprocessor``.
-
-        Returns
-        -------
-        ndarray of shape (n_pairs,)
-            Minus the learned distance of each pair.
-        """
-        return -self.pair_distance(pairs)
 
     def decision_function(self, pairs):
         """Minus the learned squared distances (larger means more similar).
@@ -222,7 +224,7 @@ class PairClassifier(TupleMetaEstimator):
         ndarray of shape (n_pairs,)
             Minus the learned squared distance of each pair.
         """
-        return -self._sqdist(pairs)
+        return -self._pair_sqdist(pairs)
 
     def predict(self, pairs):
         """Predict +1 (similar) or -1 (dissimilar) for each pair.
@@ -242,6 +244,32 @@ class PairClassifier(TupleMetaEstimator):
         """
         return np.where(self.decision_function(pairs) >= self.threshold_, 1, -1)
 
+    def set_threshold(self, threshold):
+        """Set ``threshold_``, the decision threshold, by hand.
+
+        ``predict`` says +1 (similar) where ``decision_function`` (minus the
+        learned squared distance) is at least ``threshold``.  Checked by the
+        rule of the constructor's ``threshold``: a finite real number.
+
+        Parameters
+        ----------
+        threshold : float
+            The threshold on ``decision_function``.
+
+        Returns
+        -------
+        self : object
+            The estimator, with ``threshold_`` set.
+        """
+        check_threshold_parameters(f"{type(self).__name__}.set_threshold",
+                                   threshold=threshold)
+        if threshold is None:
+            raise InvalidParameterError(
+                f"The 'threshold' parameter of {type(self).__name__}.set_threshold must "
+                "be a finite float. Got None instead.")
+        self.threshold_ = float(threshold)
+        return self
+
     def calibrate_threshold(self, pairs, y, strategy="accuracy", beta=1.0, min_rate=None):
         """Set ``threshold_`` from labelled pairs.
 
@@ -252,7 +280,18 @@ class PairClassifier(TupleMetaEstimator):
         least ``min_rate``, ``'max_tnr'`` the true negative rate among those
         whose true positive rate is at least ``min_rate`` (metric-learn's
         names).  The threshold is the midpoint between the two scores it
-        separates.
+        separates.  ``strategy``, ``beta`` and ``min_rate`` follow the rules
+        of the constructor's parameters of the same names (an
+        InvalidParameterError, a ValueError, otherwise).
+
+        Which to choose: 'accuracy' when both errors cost the same; 'f_beta'
+        when the similar pairs are what is searched for (retrieval, duplicate
+        detection) and recall weighs ``beta`` times precision; 'max_tpr' to
+        find as many similar pairs as possible while keeping at least
+        ``min_rate`` of the dissimilar ones apart (a bound on false alarms);
+        'max_tnr' to reject as many dissimilar pairs as possible while
+        keeping at least ``min_rate`` of the similar ones (a bound on
+        misses).
 
         Parameters
         ----------
@@ -272,12 +311,10 @@ class PairClassifier(TupleMetaEstimator):
         self : object
             The estimator, with ``threshold_`` set.
         """
-        if strategy not in ("accuracy", "f_beta", "max_tpr", "max_tnr"):
-            raise ValueError(f"strategy must be 'accuracy', 'f_beta', 'max_tpr' or "
-                             f"'max_tnr'; got {strategy!r}.")
-        if strategy in ("max_tpr", "max_tnr") and min_rate is None:
-            raise ValueError(f"strategy={strategy!r} needs min_rate.")
-        y = column_or_1d(y)
+        check_threshold_parameters(f"{type(self).__name__}.calibrate_threshold",
+                                   strategy=strategy, beta=beta, min_rate=min_rate)
+        tuple_form(pairs, 2, "pairs", self.preprocessor)
+        y = check_pair_labels(y, len(pairs))
         s = self.decision_function(pairs)
         thresholds, tp, fp = _threshold_table(s, y)
         pos, neg = int((y == 1).sum()), int((y == -1).sum())
@@ -297,26 +334,6 @@ class PairClassifier(TupleMetaEstimator):
                     raise ValueError(f"No threshold reaches min_rate={min_rate}.")
         self.threshold_ = float(thresholds[int(np.argmax(value))])
         return self
-
-    # -- the learned map -----------------------------------------------------
-
-    @available_if(_linear_map)
-    def get_mahalanobis_matrix(self):
-        """Return M with learned squared distance ``(x - x')' M (x - x')``.
-
-        Available for inner learners whose map is linear in the features.
-
-        Returns
-        -------
-        M : ndarray of shape (``n_features_in_``, ``n_features_in_``)
-            The learned Mahalanobis matrix.
-        """
-        check_is_fitted(self)
-        est = self.estimator_
-        if hasattr(est, "get_mahalanobis_matrix"):
-            return est.get_mahalanobis_matrix()
-        L = est.transform(np.eye(self.n_features_in_))  # rows: the images of e_k
-        return L @ L.T
 
 
 def _threshold_table(s, y):

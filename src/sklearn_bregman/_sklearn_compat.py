@@ -12,7 +12,8 @@ modules at once; where a name is simple enough, a fallback written here
 takes over.
 
 - ``Interval``, ``StrOptions``, ``HasMethods``, ``validate_params``,
-  ``InvalidParameterError``: ``sklearn.utils._param_validation``; no
+  ``validate_parameter_constraints``, ``InvalidParameterError``:
+  ``sklearn.utils._param_validation``; no
   fallback (an ImportError that names them, below);
 - ``fit_context``: ``sklearn.base._fit_context``; fallback
   :func:`_fit_context_fallback`;
@@ -45,6 +46,7 @@ __all__ = [
     "fit_context",
     "is_arraylike_not_scalar",
     "num_samples",
+    "validate_parameter_constraints",
     "validate_params",
 ]
 

@@ -19,9 +19,10 @@ from sklearn.base import (
 )
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._base import check_factor_scale, components_from_metric, mapped
+from ._base import LearnedMapMixin, check_factor_scale, components_from_metric
+from ._data import enter
 from ._engine import triplet_projections
 from ._factors import SpectralFactor
 from ._kernels import KernelParamsMixin, kernel_parameters
@@ -37,8 +38,8 @@ def _penalty(slack):
     return np.inf if slack is None else float(slack)
 
 
-class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                    ClusterMixin, BaseEstimator):
+class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesOutMixin,
+                    TransformerMixin, ClusterMixin, BaseEstimator):
     r"""Kernel k-means on a kernel learned from relative comparisons (SKLR).
 
     Amid, Gionis & Ukkonen (Algorithm 1).  From an initial kernel
@@ -128,6 +129,13 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         the k-means.
     verbose : int, default=0
         Print one line per pass.
+    preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
+        Where identifiers of points lead: ``fit`` and ``transform`` take
+        ``X`` as a 1-D array of identifiers, and ``pair_distance`` /
+        ``pair_score`` pairs as ``(n_pairs, 2)`` identifiers.  An array:
+        identifiers are indices into its rows; a callable: it takes a 1-D
+        array of identifiers (integers, file names, keys) and returns their
+        rows.  ``None``: points are given as points.
 
     Attributes
     ----------
@@ -139,9 +147,13 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         Sum of squared distances to the cluster means in the learned kernel.
     embedding_ : ndarray of shape (n_samples, ``rank_``)
         Training points mapped: the learned kernel is ``embedding_ @ embedding_.T``.
-    components_ : ndarray of shape (``rank_``, ``rank_``)
-        The learned linear map R' on the initial coordinates
-        (``transform(X) = phi0(X) @ components_.T``).
+    components_ : ndarray of shape (``rank_``, ``rank_``) or (``rank_``, ``n_features_in_``)
+        The learned linear map of ``transform``: with ``kernel='linear'``,
+        on the input features (``transform(X) = X @ components_.T``, shape
+        (``rank_``, ``n_features_in_``), and ``get_mahalanobis_matrix()`` is
+        ``components_.T @ components_``); with the other kernels, B on the
+        initial factor's coordinates (``transform(X) = phi0(X) @
+        components_.T``, ``metric_ = B.T @ B``, eq. 28).
     metric_ : ndarray of shape (``rank_``, ``rank_``)
         M, with learned kernel :math:`G_0 M G_0^T`.
     rank_ : int
@@ -211,13 +223,14 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         "tol": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "preprocessor": ["array-like", callable, None],
     }
 
     def __init__(self, n_clusters=8, *, kernel="adaptive_rbf", gamma=None, degree=3,
                  coef0=1, kernel_params=None, n_neighbors=7, energy=0.99, rank=None,
                  margin=2.0 ** 0.5, slack=None, equality_slack=None, n_triplets=None,
                  unlabeled=-1, order="random", n_init=10, max_iter=100, tol=1e-3,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=0, preprocessor=None):
         self.n_clusters = n_clusters
         self.kernel = kernel
         self.gamma = gamma
@@ -238,6 +251,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         self.tol = tol
         self.random_state = random_state
         self.verbose = verbose
+        self.preprocessor = preprocessor
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, triplets=None, equal_triplets=None):
@@ -268,7 +282,7 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
         self : object
             The fitted estimator.
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        X = enter(self, X, reset=True, ensure_min_samples=2).in_memory("SKLRClusterer.fit")
         n = X.shape[0]
         if n < self.n_clusters:
             raise ValueError(f"n_samples={n} should be >= n_clusters={self.n_clusters}.")
@@ -298,8 +312,9 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             self.dual_coef_ = self.slack_ = np.zeros(0)
             self.n_iter_, self.converged_, self.max_violation_ = 0, True, 0.0
             self.n_projections_ = 0
-        self.components_ = components_from_metric(self.metric_)
-        self.embedding_ = G0 @ self.components_.T
+        L = components_from_metric(self.metric_)
+        self.embedding_ = G0 @ L.T
+        self._set_map(L)
         # kernel k-means on K = E E' is k-means on the rows of E
         self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init,
                               random_state=rng).fit(self.embedding_)
@@ -383,9 +398,8 @@ class SKLRClusterer(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Transfor
             Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        with np.errstate(over="ignore", invalid="ignore"):  # reported by mapped
-            return mapped(self.factor_.transform(X) @ self.components_.T, self, X)
+        X = enter(self, X, reset=False).in_memory("SKLRClusterer")
+        return self._map_function()(X)
 
     def predict(self, X):
         """Nearest cluster mean in the learned kernel's feature space.

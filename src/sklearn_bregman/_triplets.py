@@ -68,6 +68,11 @@ class TripletClassifier(TupleMetaEstimator):
     ----------
     estimator_ : estimator
         The fitted inner learner.
+    components_ : ndarray of shape (n_components, n_features)
+        The inner learner's ``components_``, when its map is linear in the
+        input (then ``transform(X) = X @ components_.T`` and
+        ``get_mahalanobis_matrix`` exists): ITML, or a learner with
+        ``kernel='linear'``.  Not set otherwise.
     classes_ : ndarray of shape (2,)
         ``[-1, 1]``.
     n_features_in_ : int
@@ -149,6 +154,7 @@ class TripletClassifier(TupleMetaEstimator):
         self.n_features_in_ = X.shape[1]
         self.classes_ = np.array([-1, 1])
         self._keep_embedding(triplets, X)
+        self._set_linear_attributes()
         return self
 
     @staticmethod

@@ -9,11 +9,21 @@ inner learner is fitted on and the tuples' rows among them, and maps tuples
 through the fitted learner.
 """
 
+import copy
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
 
-from ._sklearn_compat import is_arraylike_not_scalar
+from ._inputs import (
+    Preprocessor,
+    check_point_tuples,
+    points_of,
+    tuple_form,
+    unique_identifiers,
+)
+from ._metric import MetricMixin
 
 __all__ = ["TupleMetaEstimator", "unique_points"]
 
@@ -25,99 +35,55 @@ def unique_points(P, t):
     return X, inverse.reshape(-1, t)
 
 
-class TupleMetaEstimator(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+def _inner_is_linear(self):
+    """The inner learner's map is linear in the input (it has
+    ``get_mahalanobis_matrix``: ITML, or a kernel learner on the linear
+    kernel)."""
+    est = self.estimator_ if hasattr(self, "estimator_") else self.estimator
+    return hasattr(est, "get_mahalanobis_matrix")
+
+
+class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Base of the meta-estimators whose samples are tuples of ``_size`` points.
 
     Subclasses set ``_size`` (2 or 3) and ``_name`` ('pairs', 'triplets'),
-    and have the parameters ``estimator`` and ``preprocessor``.
+    and have the parameters ``estimator`` and ``preprocessor``.  Tuples are
+    read by :mod:`sklearn_bregman._inputs` (points or identifiers); the
+    metric surface (``pair_distance``, ``pair_score``, ``get_metric``) is
+    :class:`~sklearn_bregman._metric.MetricMixin`'s, on the inner learner's
+    map.
     """
 
     _size = 2
     _name = "pairs"
-
-    def _kind(self, tuples):
-        """'points' or 'indices', from the shape of ``tuples``."""
-        shape, t, name = np.shape(tuples), self._size, self._name
-        if len(shape) == 3 and shape[1] == t:
-            return "points"
-        if len(shape) == 2 and shape[1] == t:
-            return "indices"
-        raise ValueError(
-            f"{name} must have shape (n_{name}, {t}, n_features) (points) or "
-            f"(n_{name}, {t}) (indices into the preprocessor); got shape {shape}."
-        )
-
-    def _index_tuples(self, tuples):
-        """Integer (n, t) indices, checked against the preprocessor."""
-        name, t = self._name, self._size
-        if self.preprocessor is None:
-            raise ValueError(
-                f"{name} of shape (n_{name}, {t}) are indices, which need a preprocessor "
-                f"(the array or callable they index); pass points as (n_{name}, {t}, "
-                "n_features) otherwise."
-            )
-        idx = np.asarray(tuples)
-        if idx.dtype.kind == "f":
-            if not (np.isfinite(idx).all() and (idx == np.round(idx)).all()):
-                raise ValueError(f"{name}: indices must be integers.")
-        elif idx.dtype.kind not in "iu":
-            raise ValueError(f"{name}: indices must be integers; got dtype {idx.dtype}.")
-        idx = idx.astype(np.intp)
-        if is_arraylike_not_scalar(self.preprocessor):
-            n = len(self.preprocessor)
-            bad = np.flatnonzero(((idx < 0) | (idx >= n)).any(1))
-            if bad.size:
-                raise ValueError(
-                    f"{name}: row {bad[0]} has indices {idx[bad[0]].tolist()} outside "
-                    f"[0, {n}) of the preprocessor."
-                )
-        elif (idx < 0).any():
-            bad = int(np.flatnonzero((idx < 0).any(1))[0])
-            raise ValueError(f"{name}: row {bad} has negative indices {idx[bad].tolist()}.")
-        return idx
-
-    def _lookup(self, idx):
-        """Rows of the points with indices ``idx`` (1-D)."""
-        if callable(self.preprocessor):
-            return check_array(self.preprocessor(idx), dtype=np.float64,
-                               input_name="preprocessor(indices)")
-        return check_array(self.preprocessor, dtype=np.float64,
-                           input_name="preprocessor")[idx]
-
-    def _points(self, tuples):
-        """Point tuples as a (t n, n_features) array of their rows, in order."""
-        if len(tuples) == 0:
-            raise ValueError(f"{self._name}: no {self._name[:-1]} given.")
-        P = np.asarray(tuples, dtype=np.float64).reshape(len(tuples) * self._size, -1)
-        return check_array(P, input_name=self._name)
 
     def _training_set(self, tuples):
         """The points the inner learner is fitted on, and the tuples' rows
         among them, (n, t).
 
         Point tuples: identical points are one sample (``np.unique`` on the
-        rows).  Index tuples into an array: the whole array (points in no
+        rows).  Identifiers into an array: the whole array (points in no
         tuple still shape the initial kernel).  Into a callable: the points
-        the tuples use.
+        the tuples use, each distinct identifier once.
         """
-        t = self._size
-        if self._kind(tuples) == "points":
-            return unique_points(self._points(tuples), t)
-        idx = self._index_tuples(tuples)
-        if len(idx) == 0:
-            raise ValueError(f"{self._name}: no {self._name[:-1]} given.")
-        if callable(self.preprocessor):
-            used, inverse = np.unique(idx.reshape(-1), return_inverse=True)
-            return self._lookup(used), inverse.reshape(-1, t)
-        X = check_array(self.preprocessor, dtype=np.float64, input_name="preprocessor")
-        return X, idx
+        t, name = self._size, self._name
+        if tuple_form(tuples, t, name, self.preprocessor) == "points":
+            P = check_point_tuples(tuples, t, name)
+            return unique_points(P.reshape(-1, P.shape[2]), t)
+        pre = Preprocessor(self.preprocessor, type(self).__name__)
+        ids = pre.identifiers(tuples, name)
+        if not pre.callable:
+            return pre.array, ids
+        used, inverse = unique_identifiers(ids.reshape(-1))
+        return pre.rows(used, name), inverse.reshape(-1, t)
 
     def _keep_embedding(self, tuples, X):
-        """After fitting on ``X``: with index tuples into an array, the training
-        points' rows of the learned map are kept (O(n r)), so that scoring
-        tuples over them reads them off."""
+        """After fitting on ``X``: with identifier tuples into an array, the
+        training points' rows of the learned map are kept (O(n r)), so that
+        scoring tuples over them reads them off."""
         self._embedding = None
-        if self._kind(tuples) == "indices" and not callable(self.preprocessor):
+        if (tuple_form(tuples, self._size, self._name, self.preprocessor) == "identifiers"
+                and not callable(self.preprocessor)):
             est = self.estimator_
             E = getattr(est, "embedding_", None)
             # (a transductive learner, e.g. DefiniteBoost(init='identity'), has
@@ -125,25 +91,45 @@ class TupleMetaEstimator(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             self._embedding = E if E is not None and E.shape[0] == X.shape[0] else (
                 est.transform(X))
 
-    def _mapped(self, tuples):
-        """The tuples' points through the learned map, (n, t, r)."""
+    def _tuple_coordinates(self, tuples, size, name):
+        """The tuples' points through the learned map, (n, size, r)."""
         check_is_fitted(self)
-        t = self._size
-        if self._kind(tuples) == "points":
-            return self.estimator_.transform(self._points(tuples)).reshape(len(tuples), t, -1)
-        idx = self._index_tuples(tuples)
-        if self._embedding is not None:
-            return self._embedding[idx]
-        used, inverse = np.unique(idx.reshape(-1), return_inverse=True)
-        return self.estimator_.transform(self._lookup(used))[inverse.reshape(-1, t)]
+        if tuple_form(tuples, size, name, self.preprocessor) == "points":
+            P = check_point_tuples(tuples, size, name, self.n_features_in_)
+            n, t, d = P.shape
+            return self.estimator_.transform(P.reshape(n * t, d)).reshape(n, t, -1)
+        pre = Preprocessor(self.preprocessor, type(self).__name__)
+        ids = pre.identifiers(tuples, name)
+        if self._embedding is not None and not pre.callable:
+            return self._embedding[ids]
+        used, inverse = unique_identifiers(ids.reshape(-1))
+        Z = self.estimator_.transform(pre.rows(used, name))
+        return Z[inverse].reshape(ids.shape[0], size, -1)
+
+    def _mapped(self, tuples):
+        """This estimator's tuples through the learned map, (n, t, r)."""
+        return self._tuple_coordinates(tuples, self._size, self._name)
+
+    def _point_map(self):
+        est = self.estimator_
+        if isinstance(est, MetricMixin):
+            return est._point_map()
+        return copy.copy(est).transform
+
+    def _set_linear_attributes(self):
+        """``components_`` of a linear inner map, as metric-learn's pair and
+        triplet learners have it."""
+        if _inner_is_linear(self):
+            self.components_ = self.estimator_.components_
 
     def transform(self, X):
         """Map points with the inner learner's ``transform``.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Points.
+        X : array-like of shape (n_samples, n_features), or (n_samples,)
+            Points, or (with a ``preprocessor``) a 1-D array of their
+            identifiers.
 
         Returns
         -------
@@ -151,25 +137,23 @@ class TupleMetaEstimator(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
             The points in the learned coordinates.
         """
         check_is_fitted(self)
-        return self.estimator_.transform(X)
+        return self.estimator_.transform(points_of(self, X))
 
-    def get_metric(self):
-        """Return the learned distance as a function of two points.
+    @available_if(_inner_is_linear)
+    def get_mahalanobis_matrix(self):
+        """The learned Mahalanobis matrix M of a linear inner learner.
+
+        Available when the inner learner's map is linear in the features
+        (ITML; the kernel learners with ``kernel='linear'``): the learned
+        squared distance is :math:`(x - y)^T M (x - y)`.
 
         Returns
         -------
-        callable
-            ``d(u, v)``, the learned distance of two points (1-D arrays),
-            usable as ``NearestNeighbors(metric=...)``.
+        M : ndarray of shape (``n_features_in_``, ``n_features_in_``)
+            The inner learner's ``get_mahalanobis_matrix()``.
         """
         check_is_fitted(self)
-        est = self.estimator_
-
-        def metric(u, v):
-            Z = est.transform(np.vstack([u, v]))
-            return float(np.sqrt(((Z[0] - Z[1]) ** 2).sum()))
-
-        return metric
+        return self.estimator_.get_mahalanobis_matrix()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
