@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import column_or_1d
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._inputs import tuple_form
 from ._sklearn_compat import (
@@ -261,6 +261,7 @@ class PairClassifier(TupleMetaEstimator):
         self : object
             The estimator, with ``threshold_`` set.
         """
+        check_is_fitted(self)  # (as metric-learn: a threshold of a fitted learner)
         check_threshold_parameters(f"{type(self).__name__}.set_threshold",
                                    threshold=threshold)
         if threshold is None:

@@ -57,6 +57,10 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
     _size = 2
     _name = "pairs"
 
+    def __sklearn_is_fitted__(self):
+        # fitted means the inner learner is (``set_threshold`` may come first)
+        return hasattr(self, "estimator_")
+
     def _training_set(self, tuples):
         """The points the inner learner is fitted on, and the tuples' rows
         among them, (n, t).
