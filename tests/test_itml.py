@@ -204,7 +204,8 @@ def test_similar_pair_with_zero_bound_is_rejected():
 
 def test_pair_distance_checks_its_input():
     itml = ITMLTransformer(random_state=0).fit(X_ok, y_ok)
-    with pytest.raises(ValueError, match="pairs: tuples of 2 points expected"):
+    # a 2-D array and no preprocessor: not identifiers, and points are 3-D
+    with pytest.raises(ValueError, match=r"\(n_pairs, 2, n_features\).*got a 2-D array"):
         itml.pair_distance(X_ok)
 
 

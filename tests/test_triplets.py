@@ -170,7 +170,8 @@ def test_metric(wine):
 
 
 @pytest.mark.parametrize("triplets, preprocessor, match", [
-    (np.zeros((4, 2)), None, r"tuples of 3 points expected; got tuples of 2 \(shape \(4, 2\)\)"),
+    (np.zeros((4, 2)), None, r"\(n_triplets, 3, n_features\).*2-D array of shape \(4, 2\)"),
+    (np.zeros((4, 2)), np.zeros((5, 2)), r"tuples of 3 points expected; got tuples of 2"),
     (np.zeros((4, 3, 2, 1)), None, r"shape \(n_triplets, 3, n_features\).*4-D"),
     (np.zeros((4, 2, 5)), None, "tuples of 3 points expected"),
     (np.array([[0, 1, 2]]), None, "need a preprocessor"),

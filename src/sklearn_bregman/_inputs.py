@@ -73,6 +73,14 @@ def tuple_form(tuples, size, name="pairs", preprocessor=None):
         raise ValueError(f"{expected}; got a scalar, {tuples!r}.")
     if len(shape) not in (2, 3):
         raise ValueError(f"{expected}; got a {len(shape)}-D array of shape {shape}.")
+    if shape[1] != size and len(shape) == 2 and preprocessor is None:
+        # one tuple of points without its leading axis, e.g. (2, n_features)
+        # for one pair: metric-learn's "3D array of formed tuples expected"
+        raise ValueError(
+            f"{expected}; got a 2-D array of shape {shape} and no preprocessor. "
+            f"Points go in as a 3-D array, even for one "
+            f"{_SINGULAR.get(name, 'tuple')} (tuples[None] adds the leading axis)."
+        )
     if shape[1] != size:
         raise ValueError(
             f"{name}: tuples of {size} points expected; got tuples of {shape[1]} "
