@@ -41,7 +41,10 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
           times ``1 - epsilon`` (similar) or ``1 + epsilon`` (dissimilar)
           (Kulis et al. 2009, Section 7.1).
         - two numbers ``(upper, lower)``: similar pairs ``d <= upper``,
-          dissimilar pairs ``d >= lower``.
+          dissimilar pairs ``d >= lower``; any array-like of two elements
+          (shape (2,), (1, 2) or (2, 1)).
+
+        Checked even when every constraint carries its own bound.
     epsilon : float, default=0.25
         Relative margin of ``'relative'``; in [0, 1).
     random_state : int, RandomState instance or None
@@ -56,44 +59,59 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
     PairConstraints
         A copy with every bound set.
     """
+    # the parameter is checked even when every constraint carries its own bound
+    kind = bounds if isinstance(bounds, str) else "numbers"
+    if isinstance(bounds, str):
+        if bounds not in ("percentile", "relative"):
+            raise ValueError(
+                "bounds must be 'percentile', 'relative' or two numbers (upper, lower); "
+                f"got {bounds!r}."
+            )
+        if bounds == "relative" and not (0.0 <= epsilon < 1.0):
+            raise ValueError(f"epsilon must lie in [0, 1); got {epsilon!r}.")
+    else:
+        upper, lower = _two_bounds(bounds)
     out = constraints.copy()
     unset = np.isnan(out.bound)
     if unset.any():
         sim = unset & (out.sign > 0)
         dis = unset & (out.sign < 0)
-        if isinstance(bounds, str) and bounds == "percentile":
+        if kind == "percentile":
             upper, lower = percentile_bounds(G, M, random_state=random_state)
             out.bound[sim] = upper
             out.bound[dis] = lower
-        elif isinstance(bounds, str) and bounds == "relative":
-            if not (0.0 <= epsilon < 1.0):
-                raise ValueError(f"epsilon must lie in [0, 1); got {epsilon!r}.")
+        elif kind == "relative":
             d0 = pair_sqdist(G, out.i[unset], out.j[unset], M)
             factor = np.where(out.sign[unset] > 0, 1.0 - epsilon, 1.0 + epsilon)
             out.bound[unset] = factor * d0
-        elif isinstance(bounds, str):
-            raise ValueError(
-                "bounds must be 'percentile', 'relative' or two numbers (upper, lower); "
-                f"got {bounds!r}."
-            )
         else:
-            try:
-                upper, lower = (float(b) for b in bounds)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    "bounds must be 'percentile', 'relative' or two numbers "
-                    f"(upper, lower); got {bounds!r}."
-                ) from None
-            if not (np.isfinite(upper) and np.isfinite(lower)) or upper <= 0 or lower < 0:
-                raise ValueError(
-                    "bounds=(upper, lower) needs a finite upper > 0 (similar pairs) and "
-                    f"a finite lower >= 0 (dissimilar pairs); got {bounds!r}."
-                )
             out.bound[sim] = upper
             out.bound[dis] = lower
     check_bound_values(out.bound, allow_nan=False, owner=source)
     out.source = source
     return out
+
+
+def _two_bounds(bounds):
+    """``(upper, lower)`` of ``bounds`` given as two numbers: any array-like of
+    two elements (a tuple, a list, an array of shape (2,), (1, 2) or (2, 1),
+    as metric-learn takes them), finite, ``upper > 0``, ``lower >= 0``."""
+    try:
+        values = np.asarray(bounds, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        values = None
+    if values is None or values.size != 2:
+        raise ValueError(
+            "bounds must be 'percentile', 'relative' or two numbers "
+            f"(upper, lower); got {bounds!r}."
+        )
+    upper, lower = float(values[0]), float(values[1])
+    if not (np.isfinite(upper) and np.isfinite(lower)) or upper <= 0 or lower < 0:
+        raise ValueError(
+            "bounds=(upper, lower) needs a finite upper > 0 (similar pairs) and "
+            f"a finite lower >= 0 (dissimilar pairs); got {bounds!r}."
+        )
+    return upper, lower
 
 
 def percentile_bounds(G, M=None, *, low=5.0, high=95.0, random_state=None):
