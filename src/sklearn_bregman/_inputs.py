@@ -218,7 +218,19 @@ class Preprocessor:
                 f"(it was called on the identifiers of {name}, a 1-D array of "
                 f"{ids.shape[0]} values of dtype {ids.dtype})."
             ) from exc
-        out = check_array(out, dtype=np.float64, input_name=f"preprocessor({name})")
+        if np.ndim(out) != 2:
+            raise ValueError(
+                f"{self.owner}: the preprocessor returned a {np.ndim(out)}-D array of "
+                f"shape {np.shape(out)} for {ids.shape[0]} identifiers of {name}; it "
+                "must return a 2-D array, one row of features per identifier."
+            )
+        try:
+            out = check_array(out, dtype=np.float64, input_name=f"preprocessor({name})")
+        except ValueError as exc:
+            who = f"{self.owner}: the" if self.owner else "The"
+            raise ValueError(
+                f"{who} rows the preprocessor returned for {name} are not usable: "
+                f"{exc}") from exc
         if out.shape[0] != ids.shape[0]:
             raise ValueError(
                 f"{self.owner}: the preprocessor returned {out.shape[0]} rows for "

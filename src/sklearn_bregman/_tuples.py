@@ -68,7 +68,10 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         Point tuples: identical points are one sample (``np.unique`` on the
         rows).  Identifiers into an array: the whole array (points in no
         tuple still shape the initial kernel).  Into a callable: the points
-        the tuples use, each distinct identifier once.
+        the tuples use, each distinct identifier looked up once, then as
+        point tuples (``np.unique`` on the rows), so that the same tuples
+        given as points or through a callable fit the same model (the
+        learners' bounds and draws depend on the order of their samples).
         """
         t, name = self._size, self._name
         if tuple_form(tuples, t, name, self.preprocessor) == "points":
@@ -79,7 +82,7 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         if not pre.callable:
             return pre.array, ids
         used, inverse = unique_identifiers(ids.reshape(-1))
-        return pre.rows(used, name), inverse.reshape(-1, t)
+        return unique_points(pre.rows(used, name)[inverse], t)
 
     def _keep_embedding(self, tuples, X):
         """After fitting on ``X``: with identifier tuples into an array, the
