@@ -203,13 +203,145 @@ def test_projections_alone_reach_the_same_optimum(monkeypatch):
     # the Newton step on the dual only accelerates: without it (its cost above
     # NEWTON_MAX_FLOPS) the sweeps reach the same K
     G0, _ = _factor_start(40, 3, 0.6, 0.05, seed=5)
-    with_newton = NearestCorrelation(input="factor", nugget=0.05).fit(G0)
+    with_newton = NearestCorrelation(input="factor", nugget=0.05,
+                                     solver="projections").fit(G0)
     monkeypatch.setattr(unit_diagonal, "NEWTON_MAX_FLOPS", 0)
-    alone = NearestCorrelation(input="factor", nugget=0.05, max_iter=5000).fit(G0)
+    alone = NearestCorrelation(input="factor", nugget=0.05, max_iter=5000,
+                               solver="projections").fit(G0)
     assert alone.converged_ and alone.n_iter_ > with_newton.n_iter_
     K1 = with_newton.factor_ @ with_newton.factor_.T + np.diag(with_newton.uniqueness_)
     K2 = alone.factor_ @ alone.factor_.T + np.diag(alone.uniqueness_)
     assert np.abs(K1 - K2).max() < 1e-9
+
+
+# ---------------------------------------------------------------- Newton-CG on the dual
+
+def _reduced_h_oracle(N, G0, psi0):
+    """h(N) of _ReducedDual written from its definition, in plain NumPy: the
+    n-dimensional dual maximised row by row (scipy's bounded scalar search)."""
+    W = G0 / psi0[:, None]
+    S0 = np.eye(G0.shape[1]) + W.T @ (W * psi0[:, None])
+    total = 0.0
+    for w in W:
+        c = w @ N @ w
+        res = optimize.minimize_scalar(lambda d, c=c: -(np.log(d) - d - c / d),
+                                       bounds=(1e-9, 1e6), method="bounded",
+                                       options=dict(xatol=1e-12))
+        total += -res.fun
+    return total + np.sum(S0 * N) - np.linalg.slogdet(N)[1]
+
+
+def test_start_is_the_best_multiple_of_the_identity():
+    G0, psi0 = _factor_start(200, 4, 0.6, 1e-3, seed=23)
+    dual = unit_diagonal._ReducedDual(G0 / psi0[:, None], psi0)
+    s = dual.best_multiple_of_identity()
+    h = dual.value(s * np.eye(4))[0]
+    assert h < dual.value(s * 1.01 * np.eye(4))[0] and h < dual.value(s / 1.01 * np.eye(4))[0]
+    # no row capped: N = I is the optimum itself
+    G0, psi0 = _factor_start(200, 4, 0.2, 1e-3, seed=23)
+    assert np.all((G0 ** 2).sum(1) < 1)
+    dual = unit_diagonal._ReducedDual(G0 / psi0[:, None], psi0)
+    assert dual.best_multiple_of_identity() == pytest.approx(1.0, rel=1e-9)
+
+
+def test_reduced_dual_value_gradient_and_hessian_against_oracles():
+    G0, psi0 = _factor_start(30, 4, 0.6, 0.05, seed=21)
+    W = G0 / psi0[:, None]
+    dual = unit_diagonal._ReducedDual(W, psi0)
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((4, 4))
+    N = np.eye(4) + 0.1 * (A @ A.T)
+    h, delta, _ = dual.value(N)
+    assert h == pytest.approx(_reduced_h_oracle(N, G0, psi0), rel=1e-9)
+    # each row's unit diagonal: 1 / delta + c / delta^2 = 1
+    c = np.einsum("ij,jk,ik->i", W, N, W)
+    assert np.allclose(1 / delta + c / delta ** 2, 1.0, atol=1e-13)
+    G, Ninv, curvature = dual.gradient(N, delta)
+    V = rng.standard_normal((4, 4))
+    V = (V + V.T) / 2
+    eps = 1e-6
+    hp, dp, _ = dual.value(N + eps * V)
+    hm, dm, _ = dual.value(N - eps * V)
+    assert np.sum(G * V) == pytest.approx((hp - hm) / (2 * eps), rel=1e-6)
+    Gp, _, _ = dual.gradient(N + eps * V, dp)
+    Gm, _, _ = dual.gradient(N - eps * V, dm)
+    HV = dual.hessian_product(V, Ninv, curvature)
+    assert np.allclose(HV, (Gp - Gm) / (2 * eps), rtol=1e-6, atol=1e-6)
+    # the preconditioner is the Hessian's diagonal in the orthonormal basis
+    D = dual.hessian_diagonal(Ninv, curvature)
+    for a in range(4):
+        for b in range(a, 4):
+            E = np.zeros((4, 4))
+            E[a, b] = E[b, a] = 1.0 if a == b else 1 / np.sqrt(2)
+            assert D[a, b] == pytest.approx(np.sum(E * dual.hessian_product(E, Ninv,
+                                                                          curvature)))
+
+
+def test_cg_direction_solves_the_newton_system():
+    G0, psi0 = _factor_start(60, 5, 0.6, 0.05, seed=22)
+    W = G0 / psi0[:, None]
+    dual = unit_diagonal._ReducedDual(W, psi0)
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((5, 5))
+    N = 0.5 * np.eye(5) + 0.05 * (A @ A.T)  # not I: the congruence N = L U L' matters
+    _, delta, _ = dual.value(N)
+    G, Ninv, curvature = dual.gradient(N, delta)
+    V, steps = unit_diagonal._newton_cg_direction(dual, G, N, curvature, eta=1e-12)
+    assert steps <= 30  # r(r+1)/2 = 15 in exact arithmetic
+    assert np.allclose(dual.hessian_product(V, Ninv, curvature), G, atol=1e-9 * abs(G).max())
+    # the explicit Hessian in the upper-triangle coordinates, solved densely
+    a, b = np.triu_indices(5)
+    H = np.empty((a.size, a.size))
+    for k in range(a.size):
+        E = np.zeros((5, 5))
+        E[a[k], b[k]] = E[b[k], a[k]] = 1.0
+        HE = dual.hessian_product(E, Ninv, curvature)
+        H[:, k] = np.where(a == b, 1.0, 2.0) * HE[a, b]
+    x = np.linalg.solve(H, np.where(a == b, 1.0, 2.0) * G[a, b])
+    assert np.allclose(V[a, b], x, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_newton_and_projections_reach_the_same_optimum(seed):
+    # a hard start: about a third of the rows have |g_i| > 1 (psi0 at the nugget)
+    G0, _ = _factor_start(300, 4, 0.6, 1e-3, seed=seed)
+    assert np.count_nonzero((G0 ** 2).sum(1) > 1) > 50
+    newton = NearestCorrelation(input="factor", solver="newton").fit(G0)
+    proj = NearestCorrelation(input="factor", solver="projections").fit(G0)
+    assert newton.converged_ and proj.converged_
+    assert newton.solver_ == "newton" and proj.solver_ == "projections"
+    K1 = newton.factor_ @ newton.factor_.T + np.diag(newton.uniqueness_)
+    K2 = proj.factor_ @ proj.factor_.T + np.diag(proj.uniqueness_)
+    assert np.abs(K1 - K2).max() < 1e-9
+    assert np.allclose(newton.dual_coef_, proj.dual_coef_, rtol=1e-7, atol=1e-7)
+    assert newton.divergence_ == pytest.approx(proj.divergence_, rel=1e-9)
+    # optimality, densely: K^-1 - K0^-1 is diagonal
+    K0 = G0 @ G0.T + np.diag(np.maximum(1 - (G0 ** 2).sum(1), 1e-3))
+    E = np.linalg.inv(K1) - np.linalg.inv(K0)
+    assert np.abs(E - np.diag(np.diag(E))).max() < 1e-6 * np.abs(E).max()
+    assert newton.n_iter_ < 30
+
+
+def test_newton_stopped_short_is_finished_by_the_projections(monkeypatch):
+    G0, _ = _factor_start(200, 3, 0.6, 1e-3, seed=8)
+    ref = NearestCorrelation(input="factor", solver="projections").fit(G0)
+    real = unit_diagonal._newton_cg
+
+    def two_iterations(W, t, psi0, **kw):
+        # as if it had stalled after two iterations
+        n_iter, _, history = real(W, t, psi0, **{**kw, "max_iter": 2})
+        return n_iter, False, history
+
+    monkeypatch.setattr(unit_diagonal, "_newton_cg", two_iterations)
+    est = NearestCorrelation(input="factor").fit(G0)
+    assert est.converged_ and est.solver_ == "newton+projections" and est.n_iter_ > 2
+    assert np.abs(est.uniqueness_ - ref.uniqueness_).max() < 1e-9
+
+
+def test_newton_is_refused_for_von_neumann():
+    with pytest.raises(ValueError, match="solver='newton'.*LogDet"):
+        NearestCorrelation("vonneumann", solver="newton").fit(np.eye(3))
+    assert NearestCorrelation("vonneumann").fit(np.eye(3)).solver_ == "projections"
 
 
 # ---------------------------------------------------------------- von Neumann
@@ -327,8 +459,12 @@ def test_unfinished_run_warns_with_the_error_and_the_remedy(monkeypatch):
     monkeypatch.setattr(unit_diagonal, "NEWTON_MAX_FLOPS", 0)
     G0, _ = _factor_start(40, 3, 0.6, 1e-3, seed=8)
     with pytest.warns(ConvergenceWarning, match=r"max_iter=3.*largest by.*nugget"):
-        est = NearestCorrelation(input="factor", max_iter=3).fit(G0)
+        est = NearestCorrelation(input="factor", max_iter=3, solver="projections").fit(G0)
     assert not est.converged_ and est.max_diagonal_error_ > est.tol
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=2 Newton-CG.*nugget"):
+        est = NearestCorrelation(input="factor", max_iter=2).fit(G0)
+    assert not est.converged_ and est.max_diagonal_error_ > est.tol
+    assert est.solver_ == "newton" and est.n_iter_ == 2
 
 
 def test_get_params_clone_pickle():

@@ -19,7 +19,10 @@ LogDet divergence each projection adds ``a_i e_i e_i'`` to ``K^-1``: the
 solution has ``K^-1 = K0^-1 + diag(alpha)`` and, by Woodbury,
 ``K = Psi + F F'`` with Psi diagonal positive and F n x r.  The whole run
 keeps O(n r) numbers; a projection costs O(r^2) (``_engine/_correlation.pyx``
-gives the update).  Under the von Neumann divergence the solution is
+gives the update).  Newton-CG on the dual, with the n row duals eliminated
+in closed form, reaches the same solution in a few iterations of O(n r^2)
+Hessian-vector products (``_engine/_unit_diagonal.py``).  Under the von
+Neumann divergence the solution is
 ``exp(log K0 - diag(alpha))``, which keeps no such structure: that path is
 dense.
 """
@@ -64,15 +67,33 @@ class NearestCorrelation(BaseEstimator):
     :math:`K^{-1} = K_0^{-1} + \mathrm{diag}(\alpha)` (the optimality
     condition; ``dual_coef_`` is :math:`\alpha`) and, by Woodbury, keeps the
     structure of the start: :math:`K = \Psi + F F^T` with :math:`\Psi`
-    diagonal positive (``uniqueness_``) and F n x r (``factor_``).  A
-    projection costs O(r^2) in compiled code and a sweep O(n r^2); nothing
-    of size n x n is formed with ``input='factor'`` (memory O(n r)).  The
-    cyclic projections are coordinate ascent on the dual and crawl when many
-    rows pull against the shared factor; each sweep is therefore followed by
-    a Newton step on the dual (Hessian :math:`-K \circ K`, solved by
-    Woodbury in O(n r^4), or densely in O(n^3) when that is cheaper), with
-    backtracking.  Both reach the same optimum; the Newton step only
-    shortens the run.
+    diagonal positive (``uniqueness_``) and F n x r (``factor_``); nothing
+    of size n x n is formed with ``input='factor'`` (memory O(n r)).  Two
+    solvers reach that optimum:
+
+    - ``'newton'`` (the default): Newton-CG on the dual.  The dual
+      :math:`g(\alpha) = \log\det(K_0^{-1} + \mathrm{diag}(\alpha)) -
+      \sum_i \alpha_i` is maximised row by row in closed form for a given
+      r x r matrix N (each row's unit diagonal is a quadratic equation), which
+      leaves a smooth convex function of N alone (``_engine/_unit_diagonal.py``
+      gives the derivation).  Newton's method on it, each system solved by
+      conjugate gradients with a diagonal (Jacobi) preconditioner and
+      Hessian-vector products through the factor in O(n r^2), converges in
+      a handful of iterations whatever the start, as Qi & Sun's (2006)
+      Newton-CG does for the Frobenius-norm problem.  Departure from Qi &
+      Sun, who iterate on the n row duals: the row duals are eliminated
+      first, since Newton on them needs many damped steps when many rows
+      start capped (``benchmarks/bench_nearest_correlation_scale.py``).  If
+      it stops short of ``tol`` the projections finish the run from where
+      it stopped.  When r(r+1)/2 > n (a matrix input of full rank) the
+      n-dimensional dual is the smaller one and the projections run.
+    - ``'projections'``: the paper's cyclic Bregman projections, one per
+      row, O(r^2) each in compiled code (a sweep O(n r^2)).  They are
+      coordinate ascent on the dual and crawl when many rows pull against
+      the shared factor; each sweep is therefore followed by a Newton step
+      on the n-dimensional dual (Hessian :math:`-K \circ K`, solved by
+      Woodbury in O(n r^4), or densely in O(n^3) when that is cheaper), with
+      backtracking, when it costs at most 5e10 multiply-adds.
 
     **von Neumann**.  The solution is
     :math:`K = \exp(\log K_0 - \mathrm{diag}(\alpha))`, which keeps no
@@ -118,9 +139,14 @@ class NearestCorrelation(BaseEstimator):
         Stop when every :math:`|K_{ii} - 1|` is at most ``tol``: the largest
         error met in a sweep, then the diagonal recomputed from the result.
     max_iter : int, default=1000
-        Maximum number of sweeps (each projects once onto every row).
+        Maximum number of Newton iterations, and of sweeps (each projects
+        once onto every row) when the projections run or finish the run.
+    solver : {'auto', 'newton', 'projections'}, default='auto'
+        How the LogDet problem is solved (see above): 'auto' is 'newton'
+        for LogDet and 'projections' for von Neumann, whose only solver
+        they are.
     verbose : int, default=0
-        Print one line per sweep.
+        Print one line per Newton iteration or sweep.
 
     Attributes
     ----------
@@ -147,7 +173,10 @@ class NearestCorrelation(BaseEstimator):
     max_diagonal_error_ : float
         :math:`\max_i |K_{ii} - 1|` of the result, recomputed from it.
     n_iter_ : int
-        Sweeps run.
+        Newton iterations and sweeps run.
+    solver_ : str
+        What solved it: 'newton', 'newton+projections' (the projections
+        finished what Newton-CG started) or 'projections'.
     converged_ : bool
         Whether ``max_diagonal_error_ <= tol``; otherwise a
         ConvergenceWarning says the largest error and what to change.
@@ -168,6 +197,9 @@ class NearestCorrelation(BaseEstimator):
     Bregman matrix divergences. JMLR 10:341-376, 2009 (Sections 3.4, 6.3).
     N. J. Higham. Computing the nearest correlation matrix - a problem from
     finance. IMA J. Numer. Anal. 22(3):329-343, 2002.
+    H. Qi, D. Sun. A quadratically convergent Newton method for computing the
+    nearest correlation matrix. SIAM J. Matrix Anal. Appl. 28(2):360-385,
+    2006.
 
     Examples
     --------
@@ -190,17 +222,19 @@ class NearestCorrelation(BaseEstimator):
         "nugget": [Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "solver": [StrOptions({"auto", "newton", "projections"})],
         "verbose": ["verbose"],
     }
 
     def __init__(self, divergence="logdet", *, rank=None, input="matrix", nugget=1e-3,
-                 tol=1e-10, max_iter=1000, verbose=0):
+                 tol=1e-10, max_iter=1000, solver="auto", verbose=0):
         self.divergence = divergence
         self.rank = rank
         self.input = input
         self.nugget = nugget
         self.tol = tol
         self.max_iter = max_iter
+        self.solver = solver
         self.verbose = verbose
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -221,6 +255,10 @@ class NearestCorrelation(BaseEstimator):
         self : object
             The fitted estimator.
         """
+        if self.divergence == "vonneumann" and self.solver == "newton":
+            raise ValueError(
+                "solver='newton' solves the LogDet problem only; divergence='vonneumann' "
+                "takes solver='projections' (or 'auto').")
         X = check_array(C, dtype=np.float64, input_name="C")
         # n_features_in_, and feature_names_in_ from the input as given (the
         # columns of a DataFrame, which the converted array has lost)
@@ -263,7 +301,8 @@ class NearestCorrelation(BaseEstimator):
         else:
             out = logdet_nearest_correlation(
                 G0, psi0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
-                owner=owner)
+                owner=owner, solver="projections" if self.solver == "projections"
+                else "newton")
             self.factor_ = out.factor
             self.uniqueness_ = out.uniqueness
             if self.input == "matrix":
@@ -275,6 +314,7 @@ class NearestCorrelation(BaseEstimator):
         self.divergence_ = divergence
         self.max_diagonal_error_ = float(np.abs(out.diag - 1.0).max(initial=0.0))
         self.n_iter_ = int(out.n_iter)
+        self.solver_ = out.method
         # (the loop's verdict already rests on the recomputed diagonal)
         self.converged_ = bool(out.converged and self.max_diagonal_error_ <= self.tol)
         return self

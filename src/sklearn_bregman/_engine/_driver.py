@@ -117,6 +117,10 @@ class UnitDiagonalResult(ProjectionResult):
         LogDet: ``K = diag(uniqueness) + factor factor'``.
     correlation : ndarray of shape (n, n) or None
         Von Neumann: K itself (dense).
+    method : str
+        How it was solved: 'newton' (Newton-CG on the reduced dual),
+        'newton+projections' (the projections finished what it started) or
+        'projections'.
     """
 
     diag: np.ndarray = None
@@ -124,6 +128,7 @@ class UnitDiagonalResult(ProjectionResult):
     factor: np.ndarray = None
     uniqueness: np.ndarray = None
     correlation: np.ndarray = None
+    method: str = "projections"
 
 
 @dataclass
