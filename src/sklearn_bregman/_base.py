@@ -219,6 +219,8 @@ class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # transform returns float32 for float32 data (_data.output_dtype)
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
 

@@ -13,7 +13,7 @@ from numbers import Integral, Real
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._data import enter
+from ._data import enter, output_dtype
 from ._factors import targets
 from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 from ._sklearn_compat import Interval, fit_context
@@ -212,7 +212,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         embedding : ndarray of shape (n_samples, ``rank_``)
             The factor G of the training points.
         """
-        return self.fit(X, y).embedding_
+        return self.fit(X, y).embedding_.astype(output_dtype(X), copy=False)
 
     def transform(self, X):
         """Rows of the factor for (new) points: ``k(X, X_pivots) L^-T``.
@@ -239,4 +239,6 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # transform returns float32 for float32 data (_data.output_dtype)
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

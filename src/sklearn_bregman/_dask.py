@@ -155,9 +155,12 @@ def gather(X, idx):
 def map_rows(X, function, n_columns, dtype=np.float64):
     """``function`` applied to each row block of ``X``, lazily: a dask array of
     ``n_columns`` columns (1-D for ``n_columns=None``)."""
+    def block(B):
+        return function(B).astype(dtype, copy=False)
+
     if n_columns is None:
-        return X.map_blocks(function, drop_axis=1, dtype=dtype, chunks=(X.chunks[0],))
-    return X.map_blocks(function, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
+        return X.map_blocks(block, drop_axis=1, dtype=dtype, chunks=(X.chunks[0],))
+    return X.map_blocks(block, dtype=dtype, chunks=(X.chunks[0], (n_columns,)))
 
 
 def _row_squared_norms(X):
@@ -745,12 +748,15 @@ class DaskRows:
     ----------
     X : dask.array.Array of shape (n, d)
         Checked (:func:`check_dask_array`): float64, the columns in one chunk.
+    out_dtype : dtype, default=np.float64
+        The dtype of :meth:`map`'s blocks (float32 for float32 data).
     """
 
-    def __init__(self, X):
+    def __init__(self, X, out_dtype=np.float64):
         self.X = X
         self.n = X.shape[0]
         self.shape = X.shape
+        self.out_dtype = out_dtype
 
     def take(self, idx):
         return gather(self.X, idx)
@@ -762,8 +768,8 @@ class DaskRows:
         raise ValueError(f"{purpose} needs the data in memory, but X is a dask array"
                          + (f"; {advice}." if advice else "."))
 
-    def map(self, function, n_columns=None, dtype=np.float64):
-        return map_rows(self.X, function, n_columns, dtype)
+    def map(self, function, n_columns=None, dtype=None):
+        return map_rows(self.X, function, n_columns, dtype or self.out_dtype)
 
     def max_squared_norm(self):
         return largest_squared_norm(self.X)

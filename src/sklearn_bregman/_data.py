@@ -12,7 +12,9 @@ the estimator talks to it alone, the same code for both kinds of data:
 - ``in_memory(purpose)``: every row as an ndarray, or a ValueError saying
   that ``purpose`` needs the data in memory;
 - ``map(f, n_columns)``: ``f`` applied to the rows block by block (lazy on
-  dask);
+  dask), as ``out_dtype``: float32 when the data came in as float32
+  (scikit-learn's convention for transformers; the engine computes in
+  float64), float64 otherwise;
 - ``max_squared_norm()``, ``covariance()``;
 - ``label_index(y, unlabeled, stacklevel)``: where the labeled samples of
   each class are (labels in memory or in a dask array);
@@ -49,7 +51,7 @@ from ._kernels import kernel_source
 from ._labels import LabelIndex, check_labels
 
 __all__ = ["FACTOR_ROWS_INTERFACE", "ROWS_INTERFACE", "InMemoryRows", "enter",
-           "fit_low_rank_factor"]
+           "fit_low_rank_factor", "output_dtype"]
 
 #: The rows interface: what every implementation has (the data's rows).
 ROWS_INTERFACE = ("n", "shape", "take", "all", "in_memory", "map", "max_squared_norm",
@@ -58,6 +60,14 @@ ROWS_INTERFACE = ("n", "shape", "take", "all", "in_memory", "map", "max_squared_
 #: What the rows of a factor (``low_rank_factor``'s second result) have.
 FACTOR_ROWS_INTERFACE = ("n", "shape", "take", "all", "in_memory", "map",
                          "max_squared_norm", "label_index", "kmeans", "orthonormal_rows")
+
+
+def output_dtype(X):
+    """The dtype of what ``transform`` (or ``fit_transform``) returns for ``X``:
+    float32 for float32 data, as scikit-learn's transformers keep it (the
+    ``preserves_dtype`` tag), float64 for anything else (the engine computes in
+    float64 either way)."""
+    return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
 
 
 def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
@@ -91,17 +101,18 @@ def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
         Only when ``check_y`` is given.
     """
     X = points_of(estimator, X)
+    out = output_dtype(X)
     if is_dask_array(X):
         X = check_dask_array(X, estimator, reset=reset,
                              ensure_min_samples=check.get("ensure_min_samples", 1))
-        rows = DaskRows(check_finite_chunks(X) if finite else X)
+        rows = DaskRows(check_finite_chunks(X) if finite else X, out)
         return (rows, y) if check_y is not None else rows
     if check_y is not None and y is not None:
         X, y = validate_data(estimator, X, y, reset=reset, dtype=np.float64, **check_y,
                              **check)
-        return InMemoryRows(X), y
+        return InMemoryRows(X, out), y
     X = validate_data(estimator, X, reset=reset, dtype=np.float64, **check)
-    return (InMemoryRows(X), y) if check_y is not None else InMemoryRows(X)
+    return (InMemoryRows(X, out), y) if check_y is not None else InMemoryRows(X, out)
 
 
 def fit_low_rank_factor(X, y, kernel, rank, factor_tol, kernel_params, low_rank,
@@ -125,12 +136,15 @@ class InMemoryRows:
     ----------
     A : ndarray of shape (n, width)
         The rows (C-contiguous float64 as ``validate_data`` gives them).
+    out_dtype : dtype, default=np.float64
+        The dtype of :meth:`map`'s result (:func:`output_dtype` of the data).
     """
 
-    def __init__(self, A):
+    def __init__(self, A, out_dtype=np.float64):
         self.A = A
         self.n = A.shape[0]
         self.shape = A.shape
+        self.out_dtype = out_dtype
         self._scale = None
 
     def take(self, idx):
@@ -146,9 +160,10 @@ class InMemoryRows:
         ``purpose`` and gives the ``advice``)."""
         return self.A
 
-    def map(self, function, n_columns=None, dtype=np.float64):
-        """``function(A)``: a function of row blocks applied to all the rows."""
-        return function(self.A)
+    def map(self, function, n_columns=None, dtype=None):
+        """``function(A)``: a function of row blocks applied to all the rows, as
+        ``dtype`` (default ``out_dtype``)."""
+        return function(self.A).astype(dtype or self.out_dtype, copy=False)
 
     def max_squared_norm(self):
         """The largest squared norm of a row (computed once)."""

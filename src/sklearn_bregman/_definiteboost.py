@@ -25,7 +25,7 @@ from ._base import (
     components_from_metric,
     metric_from_log,
 )
-from ._data import InMemoryRows, enter
+from ._data import InMemoryRows, enter, output_dtype
 from ._engine import (
     ProjectionResult,
     definiteboost,
@@ -571,4 +571,4 @@ class DefiniteBoost(FactorLearner):
         X_new : ndarray of shape (n_samples, ``rank_``)
             The training embedding ``embedding_``.
         """
-        return self.fit(X, y, **fit_params).embedding_
+        return self.fit(X, y, **fit_params).embedding_.astype(output_dtype(X), copy=False)

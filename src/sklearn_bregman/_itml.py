@@ -295,6 +295,8 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        # transform returns float32 for float32 data (_data.output_dtype)
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
 
 

@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._base import LearnedMapMixin, check_factor_scale, components_from_metric
-from ._data import enter
+from ._data import enter, output_dtype
 from ._engine import triplet_projections
 from ._factors import SpectralFactor
 from ._kernels import KernelParamsMixin, kernel_parameters
@@ -378,7 +378,8 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         embedding : ndarray of shape (n_samples, ``rank_``)
             The training points in the learned kernel's coordinates.
         """
-        return self.fit(X, y, triplets=triplets, equal_triplets=equal_triplets).embedding_
+        Z = self.fit(X, y, triplets=triplets, equal_triplets=equal_triplets).embedding_
+        return Z.astype(output_dtype(X), copy=False)
 
     def transform(self, X):
         """Coordinates of (new) points in the learned kernel's feature space.
@@ -398,8 +399,9 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
             Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)
-        X = enter(self, X, reset=False).in_memory("SKLRClusterer")
-        return self._map_function()(X)
+        rows = enter(self, X, reset=False)
+        return self._map_function()(rows.in_memory("SKLRClusterer")).astype(
+            rows.out_dtype, copy=False)
 
     def predict(self, X):
         """Nearest cluster mean in the learned kernel's feature space.
@@ -415,7 +417,9 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
             Index of the nearest cluster mean of each point.
         """
         check_is_fitted(self)
-        return self.kmeans_.predict(self.transform(X))
+        # (in float64, as kmeans_ was fitted, whatever the data's dtype)
+        rows = enter(self, X, reset=False)
+        return self.kmeans_.predict(self._map_function()(rows.in_memory("SKLRClusterer")))
 
     @property
     def _n_features_out(self):
@@ -424,4 +428,6 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # transform returns float32 for float32 data (_data.output_dtype)
+        tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

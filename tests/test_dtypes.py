@@ -1,0 +1,89 @@
+"""float32 data keeps its dtype through ``transform`` and ``fit_transform``
+(scikit-learn's convention for transformers, the ``preserves_dtype`` tag);
+the engine computes in float64, so the float32 results are the float64 ones
+rounded."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_wine
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils import get_tags
+from sklearn.utils.estimator_checks import check_transformer_preserve_dtypes
+
+from sklearn_bregman import (
+    CSIDecomposition,
+    DefiniteBoost,
+    ITMLTransformer,
+    KernelKMeans,
+    LogDetKernelLearner,
+    SKLRClusterer,
+    VonNeumannKernelLearner,
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+TRANSFORMERS = [
+    ITMLTransformer(max_iter=20, random_state=0),
+    LogDetKernelLearner(kernel="rbf", rank=10, max_iter=20, random_state=0),
+    LogDetKernelLearner(kernel="linear", max_iter=20, random_state=0),
+    VonNeumannKernelLearner(kernel="rbf", rank=10, max_iter=20, random_state=0),
+    DefiniteBoost(kernel="rbf", rank=10, n_constraints=60, max_iter=20, random_state=0),
+    SKLRClusterer(n_clusters=3, max_iter=5, random_state=0),
+    CSIDecomposition(rank=8),
+]
+IDS = ["ITML", "LogDet-rbf", "LogDet-linear", "vN-rbf", "DefiniteBoost", "SKLR", "CSI"]
+
+
+@pytest.fixture(scope="module")
+def wine():
+    X, y = load_wine(return_X_y=True)
+    return StandardScaler().fit_transform(X), y
+
+
+@pytest.mark.parametrize("est", TRANSFORMERS, ids=IDS)
+def test_float32_in_float32_out(est, wine):
+    X, y = wine
+    X32 = X.astype(np.float32)
+    assert "float32" in get_tags(est).transformer_tags.preserves_dtype
+    fitted64 = clone(est).fit(X, y)
+    fitted32 = clone(est).fit(X32, y)
+    Z64, Z32 = fitted64.transform(X), fitted32.transform(X32)
+    assert Z64.dtype == np.float64 and Z32.dtype == np.float32
+    # fitted in float64 from the float32 data: the float64 result up to the
+    # data's own rounding (about 1e-7 relative), compared through the learned
+    # kernel Z Z' (the coordinates are defined up to a rotation where the
+    # learned metric has close eigenvalues, as SKLR's does here)
+    K64 = Z64 @ Z64.T
+    K32 = Z32.astype(np.float64) @ Z32.T.astype(np.float64)
+    assert np.abs(K32 - K64).max() <= 1e-5 * np.abs(K64).max()
+    assert clone(est).fit_transform(X32, y).dtype == np.float32
+    # integers and float64 give float64
+    assert fitted64.transform(np.rint(X).astype(int)).dtype == np.float64
+
+
+@pytest.mark.parametrize("est", TRANSFORMERS, ids=IDS)
+def test_scikit_learn_preserve_dtypes_check(est):
+    check_transformer_preserve_dtypes(type(est).__name__, clone(est))
+
+
+def test_predictions_stay_integer_labels(wine):
+    X, y = wine
+    X32 = X.astype(np.float32)
+    sklr = SKLRClusterer(n_clusters=3, max_iter=5, random_state=0).fit(X32, y)
+    assert sklr.predict(X32).dtype.kind == "i"
+    assert np.array_equal(sklr.predict(X32), sklr.predict(X))
+    km = KernelKMeans(n_clusters=3, random_state=0).fit(X32)
+    assert km.predict(X32).dtype.kind == "i"
+
+
+def test_dask_float32_blocks_are_float32(wine):
+    da = pytest.importorskip("dask.array")
+    X, y = wine
+    est = LogDetKernelLearner(kernel="rbf", rank=10, max_iter=20, random_state=0).fit(X, y)
+    Xd = da.from_array(X.astype(np.float32), chunks=(50, X.shape[1]))
+    Z = est.transform(Xd)
+    assert Z.dtype == np.float32
+    computed = Z.compute()
+    assert computed.dtype == np.float32
+    assert np.allclose(computed, est.transform(X), rtol=0, atol=1e-5 * np.abs(computed).max())
