@@ -39,7 +39,7 @@ PAIR_CONSTRAINT_PARAMETERS = {
     "random_state": ["random_state"],
     "verbose": ["verbose"],
     # identifiers of points (X as a 1-D array, tuples as (n, 2)) to their rows
-    "preprocessor": ["array-like", callable, None],
+    "preprocessor": ["array-like", "sparse matrix", callable, None],
 }
 
 #: Parameters of the learners that sweep rank-one projections with slack
@@ -219,6 +219,8 @@ class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # sparse rows (CSR, CSC) of points; a kernel matrix must be dense
+        tags.input_tags.sparse = self.kernel != "precomputed"
         # transform returns float32 for float32 data (_data.output_dtype)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
@@ -276,7 +278,8 @@ def mapped(Z, estimator, X):
         raise ValueError(
             f"{name}.transform: the learned map sends these points "
             "beyond double precision (largest |X| = "
-            f"{float(np.abs(X).max(initial=0.0)):.3g}); rescale X as the training data."
+            f"{float(abs(X).max()) if X.size else 0.0:.3g}); rescale X as the training "
+            "data."
         )
     return Z
 

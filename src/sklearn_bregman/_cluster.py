@@ -220,6 +220,8 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # sparse rows (CSR, CSC) of points; a kernel matrix must be dense
+        tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
 
 

@@ -239,6 +239,8 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # sparse rows (CSR, CSC) of points; a kernel matrix must be dense
+        tags.input_tags.sparse = self.kernel != "precomputed"
         # transform returns float32 for float32 data (_data.output_dtype)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

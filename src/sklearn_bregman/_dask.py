@@ -757,6 +757,7 @@ class DaskRows:
         self.n = X.shape[0]
         self.shape = X.shape
         self.out_dtype = out_dtype
+        self.sparse = False
 
     def take(self, idx):
         return gather(self.X, idx)

@@ -35,7 +35,9 @@ chunks").
 """
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.cluster import KMeans
+from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import check_memory, validate_data
 
 from ._dask import DaskRows, check_dask_array, check_finite_chunks, is_dask_array
@@ -92,7 +94,8 @@ def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
         ``validate_data`` always checks).
     **check
         Further keyword arguments of ``validate_data`` (``ensure_min_samples``);
-        ``dtype`` is float64.
+        ``dtype`` is float64.  A scipy sparse matrix (CSR or CSC) is taken as
+        it is, as CSR (rows), never densified here.
 
     Returns
     -------
@@ -107,12 +110,23 @@ def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
                              ensure_min_samples=check.get("ensure_min_samples", 1))
         rows = DaskRows(check_finite_chunks(X) if finite else X, out)
         return (rows, y) if check_y is not None else rows
+    sparse = {"accept_sparse": ("csr", "csc")}
     if check_y is not None and y is not None:
         X, y = validate_data(estimator, X, y, reset=reset, dtype=np.float64, **check_y,
-                             **check)
-        return InMemoryRows(X, out), y
-    X = validate_data(estimator, X, reset=reset, dtype=np.float64, **check)
+                             **sparse, **check)
+        return InMemoryRows(_rows_format(X), out), y
+    X = _rows_format(validate_data(estimator, X, reset=reset, dtype=np.float64, **sparse,
+                                   **check))
     return (InMemoryRows(X, out), y) if check_y is not None else InMemoryRows(X, out)
+
+
+def _rows_format(X):
+    """A sparse X as CSR with sorted indices (row slices and products by rows
+    are what the factors take), an array as it is."""
+    if sp.issparse(X):
+        X = X.tocsr()
+        X.sort_indices()
+    return X
 
 
 def fit_low_rank_factor(X, y, kernel, rank, factor_tol, kernel_params, low_rank,
@@ -134,8 +148,11 @@ class InMemoryRows:
 
     Parameters
     ----------
-    A : ndarray of shape (n, width)
-        The rows (C-contiguous float64 as ``validate_data`` gives them).
+    A : ndarray or scipy sparse CSR matrix of shape (n, width)
+        The rows (C-contiguous float64 as ``validate_data`` gives them).  A
+        sparse A stays sparse: :meth:`take` gives the rows asked for as a
+        dense array (the rows a learner gathers, e.g. ITML's pairs), the
+        factors compute kernel columns from the sparse rows.
     out_dtype : dtype, default=np.float64
         The dtype of :meth:`map`'s result (:func:`output_dtype` of the data).
     """
@@ -145,10 +162,13 @@ class InMemoryRows:
         self.n = A.shape[0]
         self.shape = A.shape
         self.out_dtype = out_dtype
+        self.sparse = sp.issparse(A)
         self._scale = None
 
     def take(self, idx):
-        """Rows ``idx`` as an ndarray (a copy)."""
+        """Rows ``idx`` as an ndarray (a copy; dense also for a sparse A)."""
+        if sp.issparse(self.A):
+            return self.A[np.asarray(idx)].toarray()
         return self.A[idx]
 
     def all(self):
@@ -168,11 +188,18 @@ class InMemoryRows:
     def max_squared_norm(self):
         """The largest squared norm of a row (computed once)."""
         if self._scale is None:
-            self._scale = max_squared_norm(self.A)
+            self._scale = (float(row_norms(self.A, squared=True).max(initial=0.0))
+                           if sp.issparse(self.A) else max_squared_norm(self.A))
         return self._scale
 
     def covariance(self):
-        """The covariance matrix of the columns (at least 2-D)."""
+        """The covariance matrix of the columns (at least 2-D; d x d dense, from
+        the sparse rows without a dense copy of them)."""
+        if sp.issparse(self.A):
+            n = self.n
+            mean = np.asarray(self.A.mean(axis=0)).ravel()
+            C = (self.A.T @ self.A).toarray() - n * np.outer(mean, mean)
+            return np.atleast_2d(C / max(n - 1, 1))
         return np.atleast_2d(np.cov(self.A, rowvar=False))
 
     def label_index(self, y, unlabeled, stacklevel):

@@ -31,6 +31,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 from scipy import linalg
 from scipy.linalg import lapack
 from sklearn.preprocessing import LabelBinarizer
@@ -849,7 +850,9 @@ class LowRankFactor:
         ``n_neighbors`` in ``params``).
     rank : int or None
         Number of columns; ``None``: ``min(n_samples, n_features)`` for the
-        linear kernel, ``min(n_samples, 100)`` otherwise.  Pivoted Cholesky
+        linear kernel on dense X, ``min(n_samples, 100)`` otherwise (a
+        sparse X is factored from pivots whatever the kernel: its rows, not
+        a dense copy or an SVD of it).  Pivoted Cholesky
         stops earlier when the residual trace is below ``tol`` times the
         trace, or at the kernel's numerical rank.
     tol : float
@@ -910,7 +913,7 @@ class LowRankFactor:
                 f"low_rank='csi' chooses the pivots with the labels y, but y has "
                 f"{num_samples(y)} entries and X has {n} samples."
             )
-        if self.kernel == "linear" and self.method != "csi":
+        if self.kernel == "linear" and self.method != "csi" and not sp.issparse(X):
             # G0 is X (or X V): finite, but the kernel X X' may not be; its
             # diagonal bounds every entry (|x . y| <= max(|x|^2, |y|^2))
             kernel_diagonal(X, "linear", self.params)
@@ -988,9 +991,9 @@ class LowRankFactor:
 
     def transform(self, X):
         """phi0(X): the factor's coordinates of (new) points."""
-        if self.kernel == "linear" and self.method != "csi":
-            return X if self._map is None else X @ self._map
-        return self._map(X)  # PivotMap
+        if isinstance(self._map, PivotMap):
+            return self._map(X)
+        return X if self._map is None else X @ self._map
 
 
 class SpectralFactor:

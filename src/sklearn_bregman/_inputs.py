@@ -25,6 +25,7 @@ that code written for it runs here unchanged.
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
 from ._sklearn_compat import is_arraylike_not_scalar
@@ -143,8 +144,9 @@ class Preprocessor:
 
     Parameters
     ----------
-    preprocessor : array-like of shape (n_samples, n_features) or callable
-        An array: identifiers are integer indices into its rows.  A callable:
+    preprocessor : array-like or sparse matrix of shape (n_samples, n_features), or callable
+        An array (or a scipy sparse matrix): identifiers are integer indices
+        into its rows.  A callable:
         ``preprocessor(ids)`` takes a 1-D array of identifiers (any hashable
         values: integers, file names, database keys) and returns their rows,
         one per identifier, as a 2-D array.
@@ -157,10 +159,12 @@ class Preprocessor:
         self.callable = callable(preprocessor) and not is_arraylike_not_scalar(preprocessor)
         if self.callable:
             self.function, self.array = preprocessor, None
-        elif is_arraylike_not_scalar(preprocessor):
+        elif sp.issparse(preprocessor) or is_arraylike_not_scalar(preprocessor):
             self.function = None
+            # (a sparse matrix stays sparse, as CSR: its rows go to the
+            # learners as they are; tuples of its points are densified)
             self.array = check_array(preprocessor, dtype=np.float64,
-                                     input_name="preprocessor")
+                                     accept_sparse="csr", input_name="preprocessor")
         else:
             raise ValueError(
                 f"{owner}: preprocessor must be an array of points (identifiers index "
@@ -245,6 +249,8 @@ class Preprocessor:
         ids = self.identifiers(tuples, name)
         n, t = ids.shape
         if not self.callable:
+            if sp.issparse(self.array):
+                return self.array[ids.ravel()].toarray().reshape(n, t, -1)
             return self.array[ids]
         used, inverse = unique_identifiers(ids.reshape(-1))
         return self.rows(used, name)[inverse].reshape(n, t, -1)

@@ -27,6 +27,10 @@ from ._metric import MahalanobisMixin
 from ._resolve import check_pair_bounds, resolve_pairs
 from ._sklearn_compat import StrOptions, fit_context
 
+#: Most features ITML takes on sparse X: its metric is d x d (dense, 128 MB at
+#: 4096) and each projection O(d^2); the pairs' rows are densified as gathered.
+ITML_SPARSE_MAX_FEATURES = 4096
+
 
 class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
                       BaseEstimator):
@@ -210,6 +214,14 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             The fitted estimator.
         """
         rows = enter(self, X, reset=True, ensure_min_samples=2)
+        if rows.sparse and rows.shape[1] > ITML_SPARSE_MAX_FEATURES:
+            d = rows.shape[1]
+            raise ValueError(
+                f"ITMLTransformer learns a d x d Mahalanobis matrix: with X sparse of "
+                f"d = {d} features that is {d * d * 8 / 2**30:.3g} GB and O(d^2) per "
+                f"projection (at most {ITML_SPARSE_MAX_FEATURES} features are taken on "
+                "sparse X). LogDetKernelLearner(kernel='cosine' or 'linear', rank=...) "
+                "learns a low-rank kernel from the sparse rows without a d x d matrix.")
         rng = check_random_state(self.random_state)
         scale = rows.max_squared_norm()
         check_scale(scale, type(self).__name__)  # (before the covariance can overflow)
@@ -295,6 +307,7 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = True  # (up to ITML_SPARSE_MAX_FEATURES features)
         # transform returns float32 for float32 data (_data.output_dtype)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

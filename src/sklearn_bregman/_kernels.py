@@ -7,17 +7,20 @@ columns and diagonals computed without the n x n matrix
 (:func:`kernel_columns`, :func:`kernel_column`, :func:`kernel_diagonal`,
 :func:`kernel_source`, :func:`pivot_columns`), SKLR's adaptive Gaussian (:class:`AdaptiveGaussian`),
 and the checks that turn non-finite kernel values or a malformed precomputed
-kernel into a ValueError that names the kernel.  The factor algorithms that
-consume these columns are in :mod:`sklearn_bregman._factors`
-(ARCHITECTURE.md, layer 2).
+kernel into a ValueError that names the kernel.  X may be a scipy sparse
+CSR matrix (text, one-hot data): columns, diagonals and row norms are
+computed from its sparse rows (O(nnz) per column), never from a dense copy.
+The factor algorithms that consume these columns are in
+:mod:`sklearn_bregman._factors` (ARCHITECTURE.md, layer 2).
 """
 
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
-from sklearn.preprocessing import normalize
+from sklearn.utils.extmath import row_norms
 
 from ._sklearn_compat import Interval, StrOptions
 
@@ -162,7 +165,7 @@ def _not_finite_message(what, kernel, params, arrays):
         desc = f"kernel={kernel!r}" + (f" ({args})" if args else "")
         check = "the kernel parameters " + ", ".join(names) if names else ""
     if kernel != "precomputed":
-        largest = max((float(np.abs(a).max()) for a in arrays if a.size), default=0.0)
+        largest = max((float(abs(a).max()) for a in arrays if a.size), default=0.0)
         check = f"the scale of X (largest |X| = {largest:.3g})" + (f" and {check}"
                                                                   if check else "")
     return f"{what} are not finite (NaN or inf) for {desc}. Check {check}."
@@ -202,20 +205,24 @@ def kernel_diagonal(X, kernel, params):
     if kernel in ("rbf", "laplacian"):
         return np.ones(n)
     if kernel == "cosine":
-        # as sklearn's cosine_similarity computes it (rows normalised by
-        # sklearn.preprocessing.normalize): 1 for most rows, but not exactly
-        # 1 for rows of tiny or overflowing norm, which normalize leaves
-        # as they are or sends to 0; a diagonal of 1 for them would make the
-        # factor singular
+        # by the rule of sklearn.preprocessing.normalize, which
+        # cosine_similarity applies: a row of norm below 10 eps is left as it
+        # is (its diagonal is its squared norm), one whose squared norm
+        # overflows is sent to 0, every other row has norm 1.  A diagonal of
+        # 1 for the first two kinds would make the factor singular.  Exactly
+        # 1 (not the rounding of |x / |x||^2): the same diagonal for X dense
+        # and sparse, hence the same pivots where they tie.
         with np.errstate(over="ignore", invalid="ignore"):
-            Xn = normalize(X)
-        return check_finite_kernel(np.einsum("ij,ij->i", Xn, Xn), kernel, params, X)
+            sq = row_norms(X, squared=True)
+            diag = np.where(np.sqrt(sq) < 10 * np.finfo(np.float64).eps, sq, 1.0)
+        diag[~np.isfinite(sq)] = 0.0
+        return diag
     if kernel not in ("linear", "poly", "sigmoid"):
         # callable: one evaluation per row (what pairwise_kernels does per pair)
         return np.array([kernel_columns(X[i:i + 1], X[i:i + 1], kernel, params)[0, 0]
                          for i in range(n)])
     with np.errstate(over="ignore", invalid="ignore"):  # reported just below
-        sq = np.einsum("ij,ij->i", X, X)
+        sq = row_norms(X, squared=True)
         gamma = params.get("gamma")
         if gamma is None:
             gamma = 1.0 / X.shape[1]
@@ -233,7 +240,12 @@ _SYMMETRY_BLOCK = 512
 
 
 def check_precomputed(X):
-    """A precomputed training kernel must be a square, symmetric matrix."""
+    """A precomputed training kernel must be a dense, square, symmetric matrix."""
+    if sp.issparse(X):
+        raise ValueError(
+            "kernel='precomputed' takes the kernel matrix as a dense array; got a sparse "
+            "matrix. Pass the points themselves (sparse rows are welcome) with a kernel "
+            "name, e.g. kernel='cosine' or 'linear'.")
     if X.shape[0] != X.shape[1]:
         raise ValueError(
             "kernel='precomputed' needs a square kernel matrix in fit; got X of "
@@ -257,9 +269,17 @@ def kernel_source(X, kernel, params):
     'precomputed', checked by :func:`check_precomputed` first)."""
     if kernel == "precomputed":
         return (lambda p: X[:, p]), np.diag(X).copy()
-    sq = np.einsum("ij,ij->i", X, X) if kernel == "rbf" else None
-    return ((lambda p: kernel_column(X, X[p], kernel, params, sq)),
+    with np.errstate(over="ignore", invalid="ignore"):  # (reported by the columns)
+        sq = row_norms(X, squared=True) if kernel in ("rbf", "cosine") else None
+    return ((lambda p: kernel_column(X, dense_row(X, p), kernel, params, sq)),
             kernel_diagonal(X, kernel, params))
+
+
+def dense_row(X, p):
+    """Row ``p`` of ``X`` (an array or a sparse matrix) as a 1-D ndarray."""
+    if sp.issparse(X):
+        return X[[p]].toarray()[0]
+    return X[p]
 
 
 def kernel_column(X, x, kernel, params, sq=None):
@@ -275,17 +295,33 @@ def kernel_column(X, x, kernel, params, sq=None):
     (``euclidean_distances`` then ``rbf_kernel``; ``polynomial_kernel``;
     ``sigmoid_kernel``), with ``sq``, the squared row norms of X, computed
     once by the caller; other kernels go through :func:`kernel_columns`.
+    'cosine' is ``X x / (|X_i| |x|)`` with scikit-learn's ``normalize`` rule
+    for norms below ``10 eps`` (taken as 1), which equals
+    ``cosine_similarity`` up to rounding and, on sparse X, costs one sparse
+    product instead of a normalised copy of X per column.  ``X`` may be
+    sparse (``x`` is dense).
     """
+    if kernel == "cosine":
+        with np.errstate(over="ignore", invalid="ignore"):  # reported just below
+            if sq is None:
+                sq = row_norms(X, squared=True)
+            norms = np.sqrt(sq)
+            norms[norms < 10 * np.finfo(np.float64).eps] = 1.0
+            nx = float(np.sqrt(x @ x))
+            K = np.asarray(X @ x, dtype=np.float64).ravel()
+            K /= norms
+            K /= nx if nx >= 10 * np.finfo(np.float64).eps else 1.0
+        return check_finite_kernel(K, kernel, params, X, x[None, :])
     if kernel not in ("linear", "poly", "sigmoid", "rbf"):
         return kernel_columns(X, x[None, :], kernel, params)[:, 0]
     gamma = params.get("gamma")
     if gamma is None:
         gamma = 1.0 / X.shape[1]
     with np.errstate(over="ignore", invalid="ignore"):  # reported just below
-        K = X @ x
+        K = np.asarray(X @ x, dtype=np.float64).ravel()
         if kernel == "rbf":
             if sq is None:
-                sq = np.einsum("ij,ij->i", X, X)
+                sq = row_norms(X, squared=True)
             K *= -2.0
             K += sq
             K += np.einsum("ij,ij->i", x[None, :], x[None, :])[0]  # (row_norms' sum)

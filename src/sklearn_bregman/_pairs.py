@@ -156,7 +156,7 @@ class PairClassifier(TupleMetaEstimator):
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "transform"])],
-        "preprocessor": ["array-like", callable, None],
+        "preprocessor": ["array-like", "sparse matrix", callable, None],
         **THRESHOLD_PARAMETERS,
     }
 

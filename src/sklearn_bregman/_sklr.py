@@ -223,7 +223,7 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         "tol": [Interval(Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
-        "preprocessor": ["array-like", callable, None],
+        "preprocessor": ["array-like", "sparse matrix", callable, None],
     }
 
     def __init__(self, n_clusters=8, *, kernel="adaptive_rbf", gamma=None, degree=3,
@@ -428,6 +428,8 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
+        # sparse rows (CSR, CSC) of points; a kernel matrix must be dense
+        tags.input_tags.sparse = self.kernel != "precomputed"
         # transform returns float32 for float32 data (_data.output_dtype)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags

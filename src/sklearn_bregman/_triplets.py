@@ -108,7 +108,7 @@ class TripletClassifier(TupleMetaEstimator):
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "transform"])],
-        "preprocessor": ["array-like", callable, None],
+        "preprocessor": ["array-like", "sparse matrix", callable, None],
     }
 
     def __init__(self, estimator, *, preprocessor=None):

@@ -1,0 +1,170 @@
+"""Sparse X (CSR, CSC) goes in as it is: kernel columns and diagonals from the
+sparse rows (against scikit-learn's kernels on the dense copy), the same model
+as the dense fit, nothing of the dense size allocated, and clear errors where
+sparse input cannot be taken (a d x d ITML metric too large, a precomputed
+kernel)."""
+
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils import get_tags
+
+from sklearn_bregman import (
+    CSIDecomposition,
+    DefiniteBoost,
+    ITMLTransformer,
+    KernelKMeans,
+    LogDetKernelLearner,
+    PairClassifier,
+    SKLRClusterer,
+    TripletClassifier,
+    VonNeumannKernelLearner,
+)
+from sklearn_bregman._kernels import kernel_diagonal, kernel_source
+from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
+
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
+
+def text_like(n, d, density, n_classes, seed):
+    """A TF-IDF-like CSR matrix: each class draws its words mostly from its own
+    block of the vocabulary, non-negative weights."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, n_classes, n)
+    nnz_row = max(1, int(round(density * d)))
+    block = d // n_classes
+    cols = np.where(rng.random((n, nnz_row)) < 0.7,
+                    y[:, None] * block + rng.integers(0, block, (n, nnz_row)),
+                    rng.integers(0, d, (n, nnz_row)))
+    rows = np.repeat(np.arange(n), nnz_row)
+    X = sp.csr_matrix((rng.random(n * nnz_row) + 0.1, (rows, cols.ravel())), shape=(n, d))
+    X.sum_duplicates()
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = text_like(240, 400, 0.05, 3, seed=0)
+    X[5] = 0.0  # an empty document
+    X.eliminate_zeros()
+    return X, y
+
+
+@pytest.mark.parametrize("kernel", ["linear", "poly", "sigmoid", "rbf", "cosine",
+                                    "laplacian"])
+def test_columns_and_diagonal_from_sparse_rows(kernel, data):
+    X, _ = data
+    params = {"gamma": 0.3, "degree": 2, "coef0": 0.5}
+    dense = pairwise_kernels(X.toarray(), metric=kernel, filter_params=True, **params)
+    column, diag = kernel_source(X, kernel, params)
+    assert np.allclose(diag, np.diag(dense), rtol=1e-12, atol=1e-14)
+    for p in (0, 5, 17, 239):
+        assert np.allclose(column(p), dense[:, p], rtol=1e-12, atol=1e-14)
+    # the cosine diagonal is the same bit for bit from the dense rows, so that
+    # pivots that tie (every diagonal entry 1) are chosen alike
+    if kernel == "cosine":
+        assert np.array_equal(kernel_diagonal(X.toarray(), kernel, params), diag)
+
+
+ESTIMATORS = [
+    ITMLTransformer(max_iter=20, random_state=0),
+    LogDetKernelLearner(kernel="cosine", rank=20, max_iter=20, random_state=0),
+    LogDetKernelLearner(kernel="rbf", gamma=0.5, rank=20, low_rank="rpcholesky",
+                        max_iter=20, random_state=0),
+    VonNeumannKernelLearner(kernel="cosine", rank=20, max_iter=20, random_state=0),
+    DefiniteBoost(kernel="cosine", rank=20, n_constraints=60, max_iter=20, random_state=0),
+    SKLRClusterer(n_clusters=3, max_iter=3, random_state=0),
+    CSIDecomposition(kernel="cosine", rank=10),
+    KernelKMeans(n_clusters=3, kernel="cosine", random_state=0),
+]
+IDS = ["ITML", "LogDet-cosine", "LogDet-rbf-rpcholesky", "vN-cosine", "DefiniteBoost",
+       "SKLR", "CSI", "KernelKMeans"]
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_same_model_as_dense(est, fmt, data):
+    X, y = data
+    assert get_tags(est).input_tags.sparse
+    new = text_like(30, X.shape[1], 0.05, 3, seed=1)[0]
+    dense = clone(est).fit(X.toarray(), y)
+    sparse = clone(est).fit(X.asformat(fmt), y)
+    if isinstance(est, KernelKMeans):
+        assert np.array_equal(sparse.labels_, dense.labels_)
+        assert np.array_equal(sparse.predict(new), dense.predict(new.toarray()))
+        return
+    Zs, Zd = sparse.transform(new.asformat(fmt)), dense.transform(new.toarray())
+    assert isinstance(Zs, np.ndarray)
+    # through the learned kernel (coordinates are defined up to a rotation)
+    assert np.abs(Zs @ Zs.T - Zd @ Zd.T).max() <= 1e-8 * max(np.abs(Zd @ Zd.T).max(), 1)
+
+
+def test_no_dense_copy_of_a_large_sparse_matrix():
+    # 20,000 x 50,000 at 0.05 %: 8 GB dense, 6 MB sparse
+    X, y = text_like(20_000, 50_000, 0.0005, 10, seed=2)
+    est = LogDetKernelLearner(kernel="cosine", rank=40, n_constraints=400, max_iter=20,
+                              random_state=0)
+    tracemalloc.start()
+    try:
+        with warnings.catch_warnings():
+            # (documents orthogonal to every pivot coincide at rank 40: skipped pairs)
+            warnings.simplefilter("ignore", UserWarning)
+            est.fit(X, y)
+        Z = est.transform(X[:1000])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert Z.shape == (1000, est.rank_)
+    assert peak < 100 * 2**20  # far below the 8 GB of one dense copy
+
+
+def test_itml_refuses_a_metric_too_large_and_points_to_the_low_rank_learner():
+    X, y = text_like(50, 5000, 0.002, 2, seed=3)
+    with pytest.raises(ValueError, match=r"d x d.*5000.*LogDetKernelLearner"):
+        ITMLTransformer().fit(X, y)
+
+
+def test_linear_kernel_on_sparse_rows_is_factored_from_pivots(data):
+    X, y = data
+    est = LogDetKernelLearner(kernel="linear", rank=15, max_iter=20, random_state=0).fit(X, y)
+    assert est.rank_ == 15 and est.pivots_ is not None
+    # linear in the input all the same: components_ maps sparse rows directly
+    new = text_like(10, X.shape[1], 0.05, 3, seed=4)[0]
+    assert np.allclose(est.transform(new), new @ est.components_.T, atol=1e-12)
+
+
+def test_precomputed_kernel_must_be_dense():
+    K = sp.identity(10, format="csr")
+    for est in (LogDetKernelLearner(kernel="precomputed"), CSIDecomposition(kernel="precomputed"),
+                KernelKMeans(n_clusters=2, kernel="precomputed")):
+        assert not get_tags(est).input_tags.sparse
+        with pytest.raises(ValueError, match="precomputed.*dense"):
+            est.fit(K, np.arange(10) % 2)
+
+
+def test_tuples_through_a_sparse_preprocessor(data):
+    X, y = data
+    pc = pairs_from_labels(y, 150, random_state=0)
+    ids = np.column_stack([pc.i, pc.j])
+    for inner in (LogDetKernelLearner(kernel="cosine", rank=20, max_iter=20, random_state=0),
+                  ITMLTransformer(max_iter=5, random_state=0)):
+        a = PairClassifier(inner, preprocessor=X).fit(ids, pc.sign)
+        b = PairClassifier(inner, preprocessor=X.toarray()).fit(ids, pc.sign)
+        assert np.allclose(a.decision_function(ids), b.decision_function(ids), atol=1e-10)
+        assert np.allclose(a.pair_distance(ids), b.pair_distance(ids), atol=1e-10)
+    triplets = triplets_from_labels(y, 100, random_state=0)
+    inner = LogDetKernelLearner(kernel="cosine", rank=20, max_iter=20, random_state=0)
+    a = TripletClassifier(inner, preprocessor=X).fit(triplets)
+    b = TripletClassifier(inner, preprocessor=X.toarray()).fit(triplets)
+    assert np.allclose(a.decision_function(triplets), b.decision_function(triplets), atol=1e-10)
+    # and a learner fitted on identifiers into a sparse matrix
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        est = LogDetKernelLearner(kernel="cosine", rank=20, max_iter=20, random_state=0,
+                                  preprocessor=X).fit(np.arange(X.shape[0]), y)
+    assert np.allclose(est.transform(np.arange(3)), est.transform(X[:3]))
