@@ -198,8 +198,8 @@ def csi_reference(K, Y, m, kappa=0.99, delta=5, tol=0.0, center=True):
     n = K.shape[0]
     Yc = Y - Y.mean(0) if center else Y
     Pi = np.eye(n) - np.ones((n, n)) / n if center else np.eye(n)
-    lam = kappa / np.trace(K)
-    mu = (1 - kappa) / (Yc ** 2).sum()
+    lam = (1 - kappa) / np.trace(K)  # Section 3.2: kappa weighs predicting Y
+    mu = kappa / (Yc ** 2).sum()
 
     def approx(piv):
         if not piv:
@@ -248,6 +248,43 @@ def csi_reference(K, Y, m, kappa=0.99, delta=5, tol=0.0, center=True):
         if exact < tol:
             break
     return chosen, history
+
+
+def csi_greedy_reference(K, Y, m, kappa=0.99, center=True):
+    """Greedy minimisation of Bach & Jordan's cost (eq. 2, normalised as in
+    Section 3.2) over pivot sets, by brute force with dense matrices:
+
+        J(I) = (1 - kappa) tr(K - L_I) / tr K
+               + kappa |Pi Y - P_I Pi Y|_F^2 / |Pi Y|_F^2,
+
+    L_I = K[:, I] K[I, I]^+ K[I, :] (Proposition 1), P_I the orthogonal
+    projector onto the span of Pi K[:, I] (the columns of Pi G), Pi the
+    centring (or the identity).  Each step adds the pivot of smallest J.
+    CSI whose look-ahead covers every point estimates these reductions
+    exactly (Section 5.1), so it must make the same choices.
+
+    Returns ``(pivots, J after each step)``.
+    """
+    n = K.shape[0]
+    Pi = np.eye(n) - np.ones((n, n)) / n if center else np.eye(n)
+    PY = Pi @ Y
+    lam = (1 - kappa) / np.trace(K)
+    mu = kappa / (PY ** 2).sum()
+
+    def cost(piv):
+        KI = K[:, piv]
+        L = KI @ np.linalg.pinv(K[np.ix_(piv, piv)]) @ KI.T
+        U, s, _ = np.linalg.svd(Pi @ KI, full_matrices=False)
+        B = U[:, s > 1e-10 * s.max()]
+        return lam * np.trace(K - L) + mu * ((PY - B @ (B.T @ PY)) ** 2).sum()
+
+    chosen, costs = [], []
+    for _ in range(m):
+        trial = [(cost(chosen + [i]), i) for i in range(n) if i not in chosen]
+        c, i = min(trial)
+        chosen.append(i)
+        costs.append(c)
+    return chosen, costs
 
 
 def logdet_linear_sweep_reference(V, S, kind, bound, xi, nu, M, order, slack, rtol,

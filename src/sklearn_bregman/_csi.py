@@ -62,17 +62,26 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
         Upper bound m on the rank (``None``: n_samples, the stopping rule
         decides).
     kappa : float in [0, 1], default=0.99
-        Trade-off between approximating K (``lam = kappa / tr K``) and
-        predicting Y (``mu = (1 - kappa) / tr(Y'Y)``); the paper's 0.99.
+        Trade-off between predicting Y (``mu = kappa / tr(Y'Y)``) and
+        approximating K (``lam = (1 - kappa) / tr K``), as in Section 3.2
+        and kernlab's ``csi``; 0.99 is the paper's choice (Section 6.3): the
+        pivots are chosen almost only to predict Y, the small K term keeping
+        the factor a usable approximation.  (Earlier development versions
+        had the two weights swapped, so that 0.99 meant nearly plain
+        incomplete Cholesky.)
     delta : int, default=40
-        Look-ahead steps (the paper's 40); 0 (or ``kappa=1``) is plain
+        Look-ahead steps (the paper's 40); 0 (or ``kappa=0``) is plain
         incomplete Cholesky, whatever y.
     tol : float, default=1e-4
         Stop when the true gain of a step falls below ``tol`` (J is
-        normalised to 1 at G = 0).
+        normalised to 1 at G = 0); the paper's 1e-4 (kernlab's default is
+        1e-5).  With ``kappa`` near 1 the gain falls below it soon after
+        the factor stops helping to predict Y: set ``tol=0`` (and ``rank``)
+        for a factor of a given rank.
     center : bool, default=True
         Centre Y and G before the QR decomposition: the least-squares fit has
-        an intercept (Section 5.4).
+        an intercept (Section 5.4); the paper's LS-SVM has one, and
+        kernlab's ``centering`` defaults to TRUE too.
     random_state : int, RandomState instance or None, default=None
         Breaks ties between pivots of equal estimated gain.
 

@@ -474,6 +474,10 @@ class CSIResult:
         ``|Y - Q_k Q_k' Y|_F^2`` (Y centred if asked) for k = 0, ..., m.
     gains : ndarray of shape (m,)
         The true reduction of J at each step.
+    predicted_gains : ndarray of shape (m,) or None
+        The estimated reduction (eq. 9-10) that chose each pivot: the
+        largest over the candidates; without side information the lower
+        bound of Section 2.2, ``lam D(i_k)``.  None on dask chunks.
     """
 
     G: np.ndarray
@@ -483,6 +487,7 @@ class CSIResult:
     approximation_error: np.ndarray
     prediction_error: np.ndarray
     gains: np.ndarray
+    predicted_gains: np.ndarray = None
 
 
 def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40,
@@ -497,13 +502,15 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         The kernel's diagonal.
     Y : ndarray of shape (n, d) or None
         Side information (one-hot classes, or responses).  ``None`` (or
-        ``kappa = 1``, or ``delta = 0``: with no look-ahead no column is
+        ``kappa = 0``, or ``delta = 0``: with no look-ahead no column is
         known in advance and the estimated gain reduces to the lower bound of
         Section 2.2) gives plain pivoted incomplete Cholesky.
     max_rank : int
         m, the largest number of columns.
     kappa : float in [0, 1]
-        Trade-off between approximating K (1) and predicting Y (0).
+        Trade-off between predicting Y (1) and approximating K (0), as in
+        Section 3.2 and kernlab's ``csi``: ``lam = (1 - kappa) / tr K``,
+        ``mu = kappa / tr(Y'Y)``; the paper runs 0.99.
     delta : int
         Look-ahead steps.
     tol : float
@@ -528,7 +535,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     if Y is None:
         Y = np.zeros((n, 0))
     Y = np.asfortranarray(Y, dtype=np.float64)
-    # J depends on Y only up to scale (mu = (1 - kappa) / tr(Y'Y)): the run
+    # J depends on Y only up to scale (mu = kappa / tr(Y'Y)): the run
     # works on Y / y_scale, a power of two (exact, so the pivots are those of
     # Y itself), and the prediction errors are scaled back at the end.  A
     # huge y then neither overflows tr(Y'Y) nor silently drops the side
@@ -541,9 +548,11 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     y_norm = float((Y ** 2).sum())
     if trace <= 0:
         raise ValueError("The kernel is zero on the training data: nothing to factor.")
-    mu = (1.0 - kappa) / y_norm if y_norm > 0 else 0.0
+    # Section 3.2: lam = (1 - kappa) / tr K, mu = kappa / tr(Y'Y) (the paper's
+    # kappa = 0.99 puts nearly all the weight on predicting Y)
+    mu = kappa / y_norm if y_norm > 0 else 0.0
     plain = mu == 0.0 or delta == 0  # plain pivoted incomplete Cholesky
-    lam = kappa / trace if mu > 0 else 1.0 / trace
+    lam = (1.0 - kappa) / trace if mu > 0 else 1.0 / trace
     if plain:
         # greedy pivoted incomplete Cholesky, the factor kind of that name:
         # its step, stopped by the gain lam |g_k|^2 = |g_k|^2 / tr(K)
@@ -586,6 +595,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     approx = [trace]
     pred = [y_norm]
     gains = []
+    predicted = []
     while t < delta and t < buf.limit:  # the first look-ahead steps
         p = classical()
         if p is None:
@@ -612,6 +622,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
             extra = classical()
             if extra is not None:
                 append(extra)
+        predicted.append(float(best))
         pos = k0 + int(np.flatnonzero(buf.pivots[k0:t] == p)[0])
         if pos > k0:  # move p to position k0 (App. A)
             move_pivot(buf.G, buf.Q, buf.R, buf.E, buf.W, buf.pivots, pos, k0, t)
@@ -631,7 +642,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
                      approximation_error=np.array(approx),
                      prediction_error=_prediction_error(pred, y_scale, y_max),
-                     gains=np.array(gains))
+                     gains=np.array(gains), predicted_gains=np.array(predicted))
 
 
 def _prediction_error(pred, y_scale, y_max):
@@ -666,9 +677,12 @@ def _plain_result(G, pivots, approx, gains, Y, y_norm, y_scale, y_max, center):
     pred = np.full(G.shape[1] + 1, y_norm)
     if y_norm > 0:  # y given but not used for the pivots: its prediction errors
         pred = y_norm - np.concatenate([[0.0], np.cumsum(((Y.T @ Q) ** 2).sum(0))])
+    # the lower bound of Section 2.2 that chose each pivot: its residual
+    # diagonal before the step, G[i_k, k]^2, over tr K
+    predicted = G[pivots, np.arange(G.shape[1])] ** 2 / approx[0]
     return CSIResult(G=G, pivots=pivots, Q=Q, R=R, approximation_error=approx,
                      prediction_error=_prediction_error(pred, y_scale, y_max),
-                     gains=gains)
+                     gains=gains, predicted_gains=predicted)
 
 
 class _Buffers:
