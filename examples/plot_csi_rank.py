@@ -18,9 +18,9 @@ What the figure shows: the label-aware pivots reach a given test score at a
 lower rank; the gap is widest at small ranks, where incomplete Cholesky
 spends its columns on directions of the kernel that do not help to predict.
 Measured (mean of the 5 splits, CSI / incomplete Cholesky): breast cancer
-0.940 / 0.869 accuracy at rank 5 and 0.950 / 0.931 at rank 10; digits
-0.731 / 0.360 at rank 10 and 0.859 / 0.640 at rank 20; wine 0.973 / 0.947
-at rank 5; diabetes R^2 0.441 / 0.370 at rank 5.  The curves meet as the
+0.945 / 0.869 accuracy at rank 5 and 0.952 / 0.931 at rank 10; digits
+0.809 / 0.360 at rank 10 and 0.904 / 0.640 at rank 20; wine 0.978 / 0.947
+at rank 5; diabetes R^2 0.467 / 0.370 at rank 5.  The curves meet as the
 rank grows (by rank 20-40 on breast cancer, wine and diabetes; digits,
 against a full-kernel 0.984, still needs a few hundred columns).
 
