@@ -19,8 +19,9 @@ is never persisted: each pass regenerates its chunks.  Reported:
   the first ``--check`` rows and with dask on the same rows (the same M to
   rounding), and the adjusted Rand index of the clusters against the
   generating classes, for the big fit (from per-chunk contingency tables;
-  ``--n-init`` restarts, each a dozen passes over the data) and for the
-  in-memory subsample (scikit-learn's KMeans, ``n_init=10``).
+  ``--n-init`` restarts sharing their passes over the data: k-means||
+  seeding, 5 rounds of one pass, then Lloyd's iterations, one pass each)
+  and for the in-memory subsample (scikit-learn's KMeans, ``n_init=10``).
 
 With ``--dask-ml`` (dask-ml installed: ``pip install dask-ml``) the same
 embedding is also clustered by ``dask_ml.cluster.KMeans`` (k-means||

@@ -40,10 +40,11 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
       kernel k-means on the matrix itself (a matrix that is not positive
       semi-definite is factored on its positive part, with a warning);
       ``predict`` takes the kernel between new and training points.
-    - On a dask array the factor is built on the chunks and k-means++ and
-      Lloyd's iterations run as per-chunk tasks
-      (:mod:`sklearn_bregman._dask_kmeans`); ``labels_`` and ``predict`` are
-      then lazy.
+    - On a dask array the factor is built on the chunks and the k-means
+      runs as per-chunk tasks (:mod:`sklearn_bregman._dask_kmeans`):
+      k-means|| seeding (Bahmani et al., Scalable k-means++, PVLDB 2012) and
+      Lloyd's iterations, every pass over the rows serving all ``n_init``
+      restarts at once; ``labels_`` and ``predict`` are then lazy.
 
     A learner's ``embedding_`` is such a factor of its learned kernel, so
     ``KernelKMeans(kernel='linear')`` on it clusters with the learned kernel
@@ -83,8 +84,8 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
     tol : float, default=1e-4
         KMeans' own ``tol`` (on the shift of the centres).
     random_state : int, RandomState instance or None, default=None
-        Seeds the k-means++ seeding of every restart and the pivots of
-        ``low_rank='rpcholesky'``.
+        Seeds the seeding of every restart (k-means++ in memory, k-means||
+        on a dask array) and the pivots of ``low_rank='rpcholesky'``.
     verbose : int, default=0
         Passed to scikit-learn's KMeans (its own output: the inertia of every
         iteration).

@@ -355,7 +355,9 @@ class DaskFactor:
     pivots_ : ndarray or None
     residual_trace_ : ndarray or None
     max_squared_norm_ : float
-        Largest squared norm of a row of G0 (for the scale check).
+        Largest squared norm of a row of G0 (for the scale check); for the
+        linear kernel one pass over ``X``, made when first asked for (a
+        learner's scale check asks, k-means does not).
     """
 
     def __init__(self, kernel, rank, tol, params, method="cholesky", random_state=None,
@@ -387,6 +389,7 @@ class DaskFactor:
         self._map = None
         self._rounds = None
         self._state = None
+        self._max_squared_norm = None
         if self.kernel == "linear" and self.stop != "gain":  # (CSI pivots every kernel)
             limit = min(n, dim)
             rank = limit if self.rank is None else self.rank
@@ -397,7 +400,6 @@ class DaskFactor:
                 _, _, Vt = linalg.svd(np.array(R.compute()), full_matrices=False)
                 self._map = np.ascontiguousarray(Vt[:rank].T)
             self.rank_ = rank
-            self.max_squared_norm_ = largest_squared_norm(X)
             return self
         rank = min(n, 100) if self.rank is None else self.rank
         check_rank(rank, n, "n_samples")
@@ -538,7 +540,18 @@ class DaskFactor:
         self._map = PivotMap.from_pivot_rows(L, pivots, X_pivots, self.kernel, self.params)
         # rows of G0 have squared norm K_ii - d_i <= max K_ii (the scale check's
         # figure; the in-memory check measures the rows themselves)
-        self.max_squared_norm_ = self._diag_max
+        self._max_squared_norm = self._diag_max
+
+    @property
+    def max_squared_norm_(self):
+        """Largest squared norm of a row of G0 (see the class's docstring)."""
+        if self._max_squared_norm is None:
+            if self._X is None:
+                raise AttributeError("max_squared_norm_ of a linear factor is measured on "
+                                     "its training chunks, which a pickled factor no "
+                                     "longer holds.")
+            self._max_squared_norm = largest_squared_norm(self._X)
+        return self._max_squared_norm
 
     def rows(self, idx, X_rows=None):
         """Rows ``G0[idx]`` on the client (``X_rows``: ``X[idx]`` if at hand)."""
