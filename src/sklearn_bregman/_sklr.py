@@ -399,9 +399,8 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
             Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)
-        rows = enter(self, X, reset=False)
-        return self._map_function()(rows.in_memory("SKLRClusterer")).astype(
-            rows.out_dtype, copy=False)
+        Z, out_dtype = self._coordinates(X)
+        return Z.astype(out_dtype, copy=False)
 
     def predict(self, X):
         """Nearest cluster mean in the learned kernel's feature space.
@@ -418,8 +417,13 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         """
         check_is_fitted(self)
         # (in float64, as kmeans_ was fitted, whatever the data's dtype)
+        return self.kmeans_.predict(self._coordinates(X)[0])
+
+    def _coordinates(self, X):
+        """The learned coordinates of ``X`` in float64, and the dtype
+        ``transform`` returns them in (float32 for float32 data)."""
         rows = enter(self, X, reset=False)
-        return self.kmeans_.predict(self._map_function()(rows.in_memory("SKLRClusterer")))
+        return self._map_function()(rows.in_memory("SKLRClusterer")), rows.out_dtype
 
     @property
     def _n_features_out(self):
