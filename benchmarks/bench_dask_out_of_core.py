@@ -19,9 +19,12 @@ is never persisted: each pass regenerates its chunks.  Reported:
   the first ``--check`` rows and with dask on the same rows (the same M to
   rounding), and the adjusted Rand index of the clusters against the
   generating classes, for the big fit (from per-chunk contingency tables;
-  ``--n-init`` restarts sharing their passes over the data: k-means||
-  seeding, 5 rounds of one pass, then Lloyd's iterations, one pass each)
-  and for the in-memory subsample (scikit-learn's KMeans, ``n_init=10``).
+  ``--n-init`` restarts sharing their passes over the data: seeded, as
+  ``init='auto'`` does when the embedding does not fit on the workers, by
+  scikit-learn's KMeans on one uniform sample drawn in one pass, then
+  Lloyd's iterations, one pass each; ``--init k-means||`` for the five
+  rounds and weighting pass of k-means||) and for the in-memory subsample
+  (scikit-learn's KMeans, ``n_init=10``).
 
 With ``--dask-ml`` (dask-ml installed: ``pip install dask-ml``) the same
 embedding is also clustered by ``dask_ml.cluster.KMeans`` (k-means||
@@ -31,7 +34,7 @@ its time, inertia and ARI beside ours.
 Usage::
 
     python benchmarks/bench_dask_out_of_core.py [--n 6000000] [--chunk 10000]
-        [--memory-limit 512MB] [--n-init 2] [--check 20000] [--dask-ml]
+        [--memory-limit 512MB] [--n-init 2] [--init auto] [--check 20000] [--dask-ml]
 """
 
 import argparse
@@ -133,6 +136,8 @@ def main():
     parser.add_argument("--memory-limit", default="512MB")
     parser.add_argument("--check", type=int, default=20_000)
     parser.add_argument("--n-init", type=int, default=2)
+    parser.add_argument("--init", default="auto",
+                        choices=["auto", "sample", "k-means||", "k-means++"])
     parser.add_argument("--dask-ml", action="store_true",
                         help="also cluster the embedding with dask_ml.cluster.KMeans")
     args = parser.parse_args()
@@ -154,6 +159,7 @@ def main():
         t_fit = time.perf_counter() - t0
         t0 = time.perf_counter()
         km = KernelKMeans(n_clusters=CLASSES, kernel="linear", n_init=args.n_init,
+                          init=args.init,
                           random_state=0).fit(model.embedding_)
         t_km = time.perf_counter() - t0
         # per-chunk contingency tables of (cluster, class): nothing of size n

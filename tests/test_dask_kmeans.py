@@ -478,3 +478,92 @@ def test_chunks_that_kept_too_few_rows_are_sampled_again(client, blobs, monkeypa
     for (rows, _, w, _), c, w_oracle in zip(found, cands, weights):
         np.testing.assert_array_equal(rows, c)
         np.testing.assert_array_equal(w, w_oracle)
+
+
+# ---------------------------------------------------------------------------
+# init='sample': seeds from one uniform sample, one pass
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chunks", [(500, -1), ((700, 800, 1500), -1)])
+def test_sample_seeding_is_the_numpy_oracle_sample_whatever_the_chunking(
+        client, blobs, chunks, monkeypatch):
+    import sklearn_bregman._dask_kmeans as module
+
+    seen = {}
+    fit = KMeans.fit
+
+    def recording(self, S, *args, **kwargs):
+        seen.setdefault("S", S.copy())
+        return fit(self, S, *args, **kwargs)
+
+    monkeypatch.setattr(KMeans, "fit", recording)
+    rs = np.random.RandomState(7)
+    seeds = module._sample_seeds(
+        [b for b in da.from_array(blobs, chunks=chunks).to_delayed().ravel()],
+        np.concatenate([[0], np.cumsum(da.from_array(blobs, chunks=chunks).chunks[0])]),
+        5, 3, rs, 400)
+    # the oracle: each global row kept when its uniform is below 400 / n
+    seed = np.random.RandomState(7).randint(np.iinfo(np.int64).max, dtype=np.int64)
+    u = module._uniforms(int(seed), 0, len(blobs))
+    np.testing.assert_array_equal(seen["S"], blobs[u < 400 / len(blobs)])
+    assert 300 < seen["S"].shape[0] < 500
+    # each run: scikit-learn's KMeans(n_init=1) on the sample with its own seed
+    run_seeds = np.random.RandomState(7)
+    run_seeds.randint(np.iinfo(np.int64).max, dtype=np.int64)
+    for s, centers in zip(run_seeds.randint(np.iinfo(np.int32).max, size=3), seeds):
+        monkeypatch.setattr(KMeans, "fit", fit)
+        ref = KMeans(5, n_init=1, random_state=int(s)).fit(seen["S"]).cluster_centers_
+        np.testing.assert_array_equal(centers, ref)
+
+
+def test_sample_seeding_takes_one_pass_and_finds_the_blobs(client, blobs, monkeypatch):
+    from distributed import get_task_stream
+
+    import sklearn_bregman._dask_kmeans as module
+
+    calls = {"lloyd": 0}
+    lloyd_pass = module._lloyd_pass
+
+    def counted(*args, **kwargs):
+        calls["lloyd"] += 1
+        return lloyd_pass(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_lloyd_pass", counted)
+    Z, name = _counting_source(blobs, (500, -1))
+    with get_task_stream(client) as stream:
+        centers, inertia, n_iter, labels = kmeans_dask(
+            Z, 5, n_init=3, random_state=0, init="sample", sample_size=600, persist=False)
+    reads = _reads_per_chunk(stream.data, name, len(blobs) // 500)
+    # one pass for the sample, one per Lloyd iteration (the final labels
+    # folded into the last when nothing changed), for the three runs at once
+    np.testing.assert_array_equal(reads, 1 + calls["lloyd"])
+    reference = KMeans(n_clusters=5, random_state=0).fit(blobs)
+    assert adjusted_rand_score(reference.labels_, labels.compute()) == 1.0
+    assert inertia == pytest.approx(reference.inertia_, rel=1e-8)
+    with pytest.raises(ValueError, match="sample_size"):
+        kmeans_dask(Z, 3, init="sample", sample_size=0)
+
+
+def test_kernel_kmeans_seeds_on_a_sample_when_the_rows_are_not_kept(client, monkeypatch):
+    import sklearn_bregman._dask as dask_module
+    import sklearn_bregman._dask_kmeans as module
+    from sklearn_bregman import KernelKMeans
+
+    used = []
+    real = module._sample_seeds
+
+    def spy(*args, **kwargs):
+        used.append("sample")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "_sample_seeds", spy)
+    X, _ = make_blobs(2000, centers=4, cluster_std=0.5, random_state=0)
+    Xd = da.from_array(X, chunks=(500, -1))
+    KernelKMeans(4, n_init=2, random_state=0).fit(Xd)
+    assert used == []  # kept on the workers: k-means||
+    monkeypatch.setattr(dask_module, "fits_on_workers", lambda nbytes: False)
+    km = KernelKMeans(4, n_init=2, random_state=0).fit(Xd)
+    assert used == ["sample"]
+    ref = KernelKMeans(4, n_init=2, random_state=0).fit(X)
+    assert adjusted_rand_score(ref.labels_, km.labels_.compute()) == 1.0

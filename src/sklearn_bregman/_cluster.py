@@ -42,9 +42,9 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
       ``predict`` takes the kernel between new and training points.
     - On a dask array the factor is built on the chunks and the k-means
       runs as per-chunk tasks (:mod:`sklearn_bregman._dask_kmeans`):
-      k-means|| seeding (Bahmani et al., Scalable k-means++, PVLDB 2012) and
-      Lloyd's iterations, every pass over the rows serving all ``n_init``
-      restarts at once; ``labels_`` and ``predict`` are then lazy.
+      seeding (``init``) and Lloyd's iterations, every pass over the rows
+      serving all ``n_init`` restarts at once; ``labels_`` and ``predict``
+      are then lazy.
 
     A learner's ``embedding_`` is such a factor of its learned kernel, so
     ``KernelKMeans(kernel='linear')`` on it clusters with the learned kernel
@@ -79,13 +79,24 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         the workers and passes over the data once per block of pivots.
     n_init : int, default=10
         Restarts; the lowest inertia wins.
+    init : {'auto', 'k-means++', 'k-means||', 'sample'}, default='auto'
+        Seeding.  In memory it is always scikit-learn's greedy k-means++
+        (the rows are at hand).  On a dask array: ``'k-means||'`` (Bahmani
+        et al., Scalable k-means++, PVLDB 2012: 5 sampling rounds and a
+        weighting pass over the rows), ``'sample'`` (scikit-learn's
+        ``KMeans`` on a uniform sample of max(10000, 100 ``n_clusters``)
+        rows drawn in one pass; a cluster of fewer than about n / 10000
+        rows may get no seed) or ``'k-means++'`` (one pass per seed and
+        restart); ``'auto'``: ``'k-means||'`` when the factor's rows are
+        kept on the workers (a pass is cheap), ``'sample'`` when every pass
+        computes them anew from the data (a pass costs the whole map).
     max_iter : int, default=300
         Iterations per restart.
     tol : float, default=1e-4
         KMeans' own ``tol`` (on the shift of the centres).
     random_state : int, RandomState instance or None, default=None
-        Seeds the seeding of every restart (k-means++ in memory, k-means||
-        on a dask array) and the pivots of ``low_rank='rpcholesky'``.
+        Seeds the seeding of every restart (``init``) and the pivots of
+        ``low_rank='rpcholesky'``.
     verbose : int, default=0
         Passed to scikit-learn's KMeans (its own output: the inertia of every
         iteration).
@@ -130,6 +141,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         "rank": [Interval(Integral, 1, None, closed="left"), None],
         "low_rank": [StrOptions({"cholesky", "rpcholesky"})],
         "n_init": [Interval(Integral, 1, None, closed="left")],
+        "init": [StrOptions({"auto", "k-means++", "k-means||", "sample"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
@@ -138,7 +150,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
 
     def __init__(self, n_clusters=8, *, kernel="linear", gamma=None, degree=3, coef0=1,
                  kernel_params=None, rank=None, low_rank="cholesky", n_init=10,
-                 max_iter=300, tol=1e-4, random_state=None, verbose=0):
+                 init="auto", max_iter=300, tol=1e-4, random_state=None, verbose=0):
         self.n_clusters = n_clusters
         self.kernel = kernel
         self.gamma = gamma
@@ -148,6 +160,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
         self.rank = rank
         self.low_rank = low_rank
         self.n_init = n_init
+        self.init = init
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -189,7 +202,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
             random_state=self.random_state)
         self.cluster_centers_, inertia, self.n_iter_, self.labels_, kmeans = G.kmeans(
             self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol,
-            random_state=self.random_state, verbose=self.verbose)
+            random_state=self.random_state, verbose=self.verbose, init=self.init)
         if kmeans is not None:
             self.kmeans_ = kmeans
         self.inertia_ = _finite_inertia(inertia, self.cluster_centers_)

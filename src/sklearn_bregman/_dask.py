@@ -742,14 +742,19 @@ def _label_index(y, n, unlabeled, stacklevel):
     return DaskLabelIndex(y, unlabeled, stacklevel + 1)
 
 
-def _kmeans(Z, n_clusters, n_init, max_iter, tol, random_state, verbose):
+def _kmeans(Z, n_clusters, n_init, max_iter, tol, random_state, verbose, init="auto"):
     """:func:`~sklearn_bregman._dask_kmeans.kmeans_dask` on the rows ``Z``,
     kept on the workers when they take at most half of their memory
     (otherwise every pass computes them anew from the data):
-    ``(centers, inertia, n_iter, labels, None)``."""
+    ``(centers, inertia, n_iter, labels, None)``.  ``init='auto'`` seeds by
+    k-means|| when the rows are kept (a pass is cheap) and on one uniform
+    sample when every pass computes them anew (one pass instead of six)."""
+    persist = fits_on_workers(Z.nbytes)
+    if init == "auto":
+        init = "k-means||" if persist else "sample"
     centers, inertia, n_iter, labels = kmeans_dask(
         Z, n_clusters, n_init=n_init, max_iter=max_iter, tol=tol,
-        random_state=random_state, verbose=verbose, persist=fits_on_workers(Z.nbytes))
+        random_state=random_state, verbose=verbose, persist=persist, init=init)
     return centers, inertia, n_iter, labels, None
 
 
@@ -839,8 +844,10 @@ class DaskRows:
                         gains=np.array(factor.column_norms_) / trace)
         return res, factor._map
 
-    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose):
-        return _kmeans(self.X, n_clusters, n_init, max_iter, tol, random_state, verbose)
+    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose,
+               init="auto"):
+        return _kmeans(self.X, n_clusters, n_init, max_iter, tol, random_state, verbose,
+                       init)
 
 
 class DaskFactorRows:
@@ -880,5 +887,7 @@ class DaskFactorRows:
         _, s, Vt = orthonormal_basis(self.factor.tsqr_r())
         return np.ascontiguousarray((G_idx @ Vt.T) / s), s, Vt
 
-    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose):
-        return _kmeans(self.all(), n_clusters, n_init, max_iter, tol, random_state, verbose)
+    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose,
+               init="auto"):
+        return _kmeans(self.all(), n_clusters, n_init, max_iter, tol, random_state, verbose,
+                       init)

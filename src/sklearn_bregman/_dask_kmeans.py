@@ -28,6 +28,15 @@ Trans. Inf. Theory 28(2):129-137, 1982) from seeds chosen by
   squared distance to the nearest seed so far): one pass per seed and
   restart, kept for comparison and for small data.
 
+- ``init='sample'``: every run seeded by scikit-learn's ``KMeans``
+  (k-means++ and Lloyd, one restart per run) on the same uniform sample of
+  about ``sample_size`` rows, drawn in one pass (each row kept when its
+  uniform of :func:`_uniforms` falls below ``sample_size / n``): one
+  seeding pass in all, and Lloyd's iterations start near their end.  For
+  an embedding that is computed anew at every pass, the cheapest seeding;
+  a cluster of fewer than about ``n / sample_size`` rows may get no seed
+  (Lloyd's iterations then rarely find it), which k-means|| avoids.
+
 **Passes.**  A *pass* reads every row chunk of ``Z`` once: one task per
 chunk, which computes the chunk once (for a lazy ``Z``, such as a learned
 embedding mapped from the data, the whole map) and updates from it the
@@ -94,7 +103,7 @@ _ON_CENTRE = (1e3 * np.finfo(np.float64).eps) ** 2
 _RECLUSTER_INIT = 10
 
 #: Initialisations of :func:`kmeans_dask`.
-INITS = ("k-means||", "k-means++")
+INITS = ("k-means||", "k-means++", "sample")
 
 # SplitMix64 (G. L. Steele, D. Lea, C. H. Flood, Fast splittable
 # pseudorandom number generators, OOPSLA 2014): the constants of its output
@@ -622,6 +631,45 @@ def _recluster(points, weights, sums, n_clusters, seed):
     return km.cluster_centers_
 
 
+def _uniform_sample_chunk(X, start, seed, p):
+    """The rows of one chunk whose uniform (:func:`_uniforms`, by global row
+    index) is below ``p``."""
+    return np.asarray(X)[_uniforms(seed, start, X.shape[0]) < p]
+
+
+def _sample_seeds(blocks, offsets, n_clusters, n_runs, random_state, sample_size):
+    """Seeds of ``n_runs`` runs from one uniform sample of the rows (one pass).
+
+    Each row is kept with probability ``p = min(1, sample_size / n)``
+    (uniforms by global row index, so the sample does not depend on the
+    chunking); each run's seeds are the centres of scikit-learn's
+    ``KMeans(n_init=1)`` on the sample, with its own seed.  A sample of
+    fewer rows than clusters (possible only when ``sample_size`` is close
+    to ``n_clusters``) is completed with rows drawn uniformly.
+    """
+    import dask
+    from dask import delayed
+    from sklearn.cluster import KMeans
+
+    n = int(offsets[-1])
+    p = min(1.0, sample_size / n)
+    seed = int(random_state.randint(np.iinfo(np.int64).max, dtype=np.int64))
+    parts = dask.compute(*[delayed(_uniform_sample_chunk)(X, int(offsets[b]), seed, p)
+                           for b, X in enumerate(blocks)])
+    S = np.concatenate(parts)
+    if S.shape[0] < n_clusters:  # (a sample of about sample_size >= 10 k rows: rare)
+        S = np.concatenate([S, _gather_rows(
+            blocks, offsets, random_state.randint(n, size=n_clusters - S.shape[0]))])
+    seeds = []
+    for rs in random_state.randint(np.iinfo(np.int32).max, size=n_runs):
+        with warnings.catch_warnings():
+            # fewer distinct rows than clusters: Lloyd's iterations relocate
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            seeds.append(KMeans(n_clusters, n_init=1, random_state=int(rs)).fit(S)
+                         .cluster_centers_)
+    return seeds
+
+
 def _kmeans_parallel(blocks, offsets, n_clusters, n_runs, random_state, *, n_rounds=5,
                      oversampling_factor=2.0, verbose=0):
     """k-means|| seeds of ``n_runs`` runs, all in the same passes (Algorithm 2).
@@ -802,7 +850,8 @@ def _lloyd(blocks, centers, max_iter, tol, verbose):
     return _lloyd_runs(blocks, [centers], max_iter, tol, verbose)[0]
 
 
-def _check_params(Z, n_clusters, n_init, max_iter, tol, init, n_rounds, oversampling_factor):
+def _check_params(Z, n_clusters, n_init, max_iter, tol, init, n_rounds, oversampling_factor,
+                  sample_size=None):
     import dask.array as da
 
     if not isinstance(Z, da.Array):
@@ -821,6 +870,10 @@ def _check_params(Z, n_clusters, n_init, max_iter, tol, init, n_rounds, oversamp
             or not 0 < oversampling_factor < np.inf):
         raise ValueError(f"oversampling_factor must be a positive number, got "
                          f"{oversampling_factor!r}.")
+    if sample_size is not None and (not isinstance(sample_size, Integral)
+                                    or isinstance(sample_size, bool) or sample_size < 1):
+        raise ValueError(f"sample_size must be an integer >= 1 or None, got "
+                         f"{sample_size!r}.")
     if not isinstance(init, str) or init not in INITS:
         raise ValueError(f"init must be one of {INITS}, got {init!r}.")
     if Z.shape[0] < n_clusters:
@@ -829,7 +882,7 @@ def _check_params(Z, n_clusters, n_init, max_iter, tol, init, n_rounds, oversamp
 
 def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_state=None,
                 verbose=0, persist=True, init="k-means||", n_rounds=5,
-                oversampling_factor=2.0):
+                oversampling_factor=2.0, sample_size=None):
     """k-means on the rows of a dask array, without collecting it on the client.
 
     Seeding (k-means|| by default, Bahmani et al. 2012, Algorithm 2; or the
@@ -878,7 +931,9 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
         of its cell) reclustered in memory by scikit-learn's ``KMeans``
         (weighted k-means++ and Lloyd).  ``'k-means++'``:
         scikit-learn's greedy k-means++ on the chunks, one pass per centre,
-        run after run (``n_clusters * n_init`` passes).
+        run after run (``n_clusters * n_init`` passes).  ``'sample'``:
+        each run's seeds are scikit-learn's ``KMeans`` (one restart) on one
+        uniform sample of about ``sample_size`` rows, drawn in one pass.
     n_rounds : int, default=5
         Sampling rounds of k-means|| (each one pass over ``Z``); the
         seeding stops earlier when a round samples nothing (every row lies
@@ -888,6 +943,9 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
         probability ``min(1, l d^2(x, C) / phi_X(C))``, at most ``l`` rows
         in expectation (Theorem 2's bound on the potential after a round
         improves as ``l / k`` grows).
+    sample_size : int, default=None
+        Expected size of the sample of ``init='sample'``: ``None`` gives
+        ``max(10000, 100 * n_clusters)``.
 
     Returns
     -------
@@ -910,7 +968,8 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
         When fewer than ``n_clusters`` clusters are non-empty at the end
         (possible when ``Z`` has fewer than ``n_clusters`` distinct rows).
     """
-    _check_params(Z, n_clusters, n_init, max_iter, tol, init, n_rounds, oversampling_factor)
+    _check_params(Z, n_clusters, n_init, max_iter, tol, init, n_rounds, oversampling_factor,
+                  sample_size)
     random_state = check_random_state(random_state)
     if Z.numblocks[1] != 1:
         Z = Z.rechunk({1: -1})
@@ -921,7 +980,10 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
     blocks = [X for X, m in zip(Zp.to_delayed().ravel(), sizes) if m > 0]
     offsets = np.concatenate([[0], np.cumsum(sizes[sizes > 0])])
 
-    if init == "k-means||":
+    if init == "sample":
+        size = max(10_000, 100 * n_clusters) if sample_size is None else sample_size
+        seeds = _sample_seeds(blocks, offsets, n_clusters, n_init, random_state, size)
+    elif init == "k-means||":
         seeds, _ = _kmeans_parallel(blocks, offsets, n_clusters, n_init, random_state,
                                     n_rounds=n_rounds,
                                     oversampling_factor=oversampling_factor, verbose=verbose)

@@ -237,8 +237,10 @@ class InMemoryRows:
             raise ValueError("The kernel is zero on the training data: nothing to factor.")
         return res, PivotMap(res.G, res.pivots, self.A, kernel, params)
 
-    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose):
-        """scikit-learn's :class:`~sklearn.cluster.KMeans` on the rows:
+    def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose,
+               init="auto"):
+        """scikit-learn's :class:`~sklearn.cluster.KMeans` (greedy k-means++
+        seeding, whatever ``init`` names: the rows are at hand) on the rows:
         ``(centers, inertia, n_iter, labels, the fitted KMeans)``."""
         km = KMeans(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol,
                     random_state=random_state, verbose=verbose).fit(self.A)
