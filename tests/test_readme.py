@@ -12,7 +12,7 @@ GUIDE = [ROOT / "docs" / "user_guide" / f"{name}.md" for name in (
     "estimators", "factors", "model_selection", "pairs_triplets", "migration",
     "general_constraints",
     "nearest_correlation", "constraints", "parameters", "dask", "convergence",
-    "performance")]
+    "performance", "streams")]
 
 
 def _blocks(path):

@@ -6,6 +6,7 @@ ICML 2007; in the notation of Kulis, Sustik & Dhillon, JMLR 2009, Section 5.1
 """
 
 from functools import partial
+from numbers import Integral
 
 import numpy as np
 from scipy import linalg
@@ -25,7 +26,8 @@ from ._data import enter
 from ._engine import pair_projections
 from ._metric import MahalanobisMixin
 from ._resolve import check_pair_bounds, resolve_pairs
-from ._sklearn_compat import StrOptions, fit_context
+from ._sklearn_compat import Interval, StrOptions, fit_context
+from ._stream import PairStream
 
 #: Most features ITML takes on sparse X: its metric is d x d (dense, 128 MB at
 #: 4096) and each projection O(d^2); the pairs' rows are densified as gathered.
@@ -112,6 +114,12 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         identifiers are indices into its rows; a callable: it takes a 1-D
         array of identifiers (integers, file names, keys) and returns their
         rows.  ``None``: points are given as points.
+    max_constraints : int, default=None
+        Most constraints a :meth:`partial_fit` stream keeps and sweeps:
+        beyond it the oldest are retired with their duals, which stay frozen
+        in the metric (memory O(``max_constraints`` d) for any number of
+        batches).  ``None``: every constraint seen is kept, and the stream
+        ends at the optimum of their union.  Not used by ``fit``.
 
     Attributes
     ----------
@@ -141,6 +149,12 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         ``max_c max(0, sign_c (d_c - t_c)) / t_c`` with ``t_c`` the bound
         (hard) or the slack target (soft); at most ``tol`` when
         ``converged_``.
+    n_constraints_seen_ : int
+        Constraints added by the :meth:`partial_fit` calls so far (set by
+        :meth:`partial_fit` only).
+    n_constraints_kept_ : int
+        Constraints the stream keeps and sweeps (at most ``max_constraints``;
+        zero-length pairs are not kept).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has string feature names.
@@ -171,12 +185,13 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         **PAIR_CONSTRAINT_PARAMETERS,
         **SWEEP_PARAMETERS,
         "prior": [StrOptions({"identity", "covariance", "random"}), "array-like"],
+        "max_constraints": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, slack=1.0, prior="identity", n_constraints=None,
                  bounds="percentile", epsilon=0.25, unlabeled=-1, order="random",
                  tol=1e-3, max_iter=1000, random_state=None, verbose=0,
-                 preprocessor=None):
+                 preprocessor=None, max_constraints=None):
         self.slack = slack
         self.prior = prior
         self.n_constraints = n_constraints
@@ -189,6 +204,7 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self.random_state = random_state
         self.verbose = verbose
         self.preprocessor = preprocessor
+        self.max_constraints = max_constraints
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None):
@@ -213,7 +229,75 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self : ITMLTransformer
             The fitted estimator.
         """
-        rows = enter(self, X, reset=True, ensure_min_samples=2)
+        for name in ("_stream", "n_constraints_seen_", "n_constraints_kept_"):
+            self.__dict__.pop(name, None)
+        return self._fit(X, y, constraints, stream=False)
+
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None, constraints=None):
+        """Add a batch of labels or pair constraints and learn from all seen.
+
+        The first call (or the first after ``fit``) starts as ``fit`` does,
+        and fixes what later calls share: the prior, the bounds (with
+        ``bounds='percentile'``, the two percentiles measured on the first
+        batch) and the random stream of pair draws and sweep orders.  Each
+        later call adds the constraints of its batch (drawn from its labels,
+        indices into its ``X``, or given) to those kept, and sweeps them all
+        from the current metric, duals and slack targets until the
+        optimality conditions hold on every kept constraint (``tol``).
+        Bregman's method with dual corrections then ends where one ``fit``
+        on the union of the constraints from the same prior ends (the
+        optimum is unique): each batch costs a few warm sweeps instead of a
+        refit.  With ``max_constraints=m`` only the last m constraints are
+        kept: older ones are retired with their duals, which stay frozen in
+        the metric, so memory stays O(m d) for an unbounded stream and each
+        call finds the metric nearest (in LogDet divergence) to that moving
+        prior that meets the last m constraints.
+
+        A ``partial_fit`` after ``fit`` continues from the fitted metric
+        with ``fit``'s constraints retired (their duals frozen in it).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The batch's points (a dask array is refused); with a
+            ``preprocessor``, a 1-D array of their identifiers.
+        y : array-like of shape (n_samples,), default=None
+            The batch's class labels; pairs among its points are drawn from
+            them when ``constraints`` is None.
+        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), default=None
+            Pairs ``i, j, sign[, bound]`` over the rows of this batch's ``X``.
+
+        Returns
+        -------
+        self : ITMLTransformer
+            The fitted estimator.  ``constraints_`` and ``dual_coef_`` are the
+            batch's (with their bounds, and their duals at the end of the
+            call); ``n_constraints_seen_`` counts the constraints of every
+            call, ``n_constraints_kept_`` those swept.
+        """
+        if getattr(self, "_stream", None) is None:
+            if hasattr(self, "metric_"):  # fitted by fit: continue from its metric
+                return self._fit(X, y, constraints, stream=True, state=self.metric_)
+            return self._fit(X, y, constraints, stream=True)
+        stream = self._stream
+        rows = self._enter(X, reset=False, stream=True)
+        scale = rows.max_squared_norm()
+        check_scale(scale, type(self).__name__)
+        pairs, local, X_t, _ = resolve_pairs(self, y, constraints, rows, stream.rng,
+                                             self.prior_, stacklevel=3,
+                                             bounds=stream.bounds)
+        skipped = check_pair_bounds(local, X_t, self.prior_, scale=scale)
+        self._stream_step(stream, pairs, local, X_t, skipped, stacklevel=5)
+        return self
+
+    def _enter(self, X, *, reset, stream):
+        """``X`` validated as rows (sparse X: at most
+        ``ITML_SPARSE_MAX_FEATURES`` features; ``stream``: in memory)."""
+        rows = enter(self, X, reset=reset, ensure_min_samples=2)
+        if stream:
+            rows.in_memory(f"{type(self).__name__}.partial_fit",
+                           "pass each batch as a NumPy array or a sparse matrix")
         if rows.sparse and rows.shape[1] > ITML_SPARSE_MAX_FEATURES:
             d = rows.shape[1]
             raise ValueError(
@@ -222,23 +306,48 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                 f"projection (at most {ITML_SPARSE_MAX_FEATURES} features are taken on "
                 "sparse X). LogDetKernelLearner(kernel='cosine' or 'linear', rank=...) "
                 "learns a low-rank kernel from the sparse rows without a d x d matrix.")
+        return rows
+
+    def _fit(self, X, y, constraints, *, stream, state=None):
+        """``fit``, or the first call of a ``partial_fit`` stream (``stream``;
+        from the metric ``state`` when a ``fit`` came first)."""
+        rows = self._enter(X, reset=state is None, stream=stream)
         rng = check_random_state(self.random_state)
         scale = rows.max_squared_norm()
         check_scale(scale, type(self).__name__)  # (before the covariance can overflow)
-        A0 = self._prior_metric(rows, rng)
+        A0 = self.prior_ if state is not None else self._prior_metric(rows, rng)
         # the pairs' rows of X, gathered once (X never leaves the workers when
-        # it is a dask array); stacklevel 3: fit, _fit_context, the user's call
+        # it is a dask array); stacklevel 4: _fit, fit, _fit_context, the user's call
         pairs, local, X_t, _ = resolve_pairs(self, y, constraints, rows, rng, A0,
-                                             stacklevel=3)
+                                             stacklevel=4)
         skipped = check_pair_bounds(local, X_t, A0, scale=scale)
+        self.prior_ = A0
+        if stream:
+            self._stream = PairStream(
+                A0 if state is None else state, divergence="logdet",
+                bounds=pairs.bounds_rule, rng=rng, max_constraints=self.max_constraints)
+            self._stream_step(self._stream, pairs, local, X_t, skipped, stacklevel=6)
+            return self
         result = pair_projections(
             X_t, local, A0, slack=self.slack, order=self.order, tol=self.tol,
             max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
             owner=type(self).__name__, skip=skipped,
         )
-        self.prior_ = A0
         set_pair_fit_attributes(self, result, pairs)
         return self
+
+    def _stream_step(self, stream, pairs, local, X_t, skipped, *, stacklevel):
+        """Add a batch's pairs to the stream and sweep all it keeps
+        (``stacklevel``: frames from here to the user's call)."""
+        keep = stream.add(X_t[local.i], X_t[local.j], local.sign, local.bound, skipped,
+                          owner=type(self).__name__, stacklevel=stacklevel)
+        result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
+                            max_iter=self.max_iter, verbose=self.verbose,
+                            owner=type(self).__name__)
+        set_pair_fit_attributes(self, result, pairs)
+        self.dual_coef_ = stream.batch_duals(keep, len(pairs))
+        self.n_constraints_seen_ = stream.n_seen
+        self.n_constraints_kept_ = len(stream)
 
     def _prior_metric(self, rows, rng):
         """A0 from ``prior``: checked symmetric, positive definite and

@@ -15,27 +15,36 @@ r x r: memory O(n r), O(r^2) per projection.  New points are mapped by the
 same linear map (Section 6.1): transform(x) = phi0(x) R with M = R R'.
 """
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
+from scipy import linalg
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 
 from ._base import (
     SWEEP_PARAMETERS,
     FactorLearner,
+    components_from_metric,
     metric_from_log,
     set_pair_fit_attributes,
 )
-from ._data import enter
+from ._data import InMemoryRows, enter
 from ._engine import linear_projections, pair_projections
 from ._factors import orthonormal_basis
 from ._labels import check_labels, outlier_triplets
 from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs
 from ._rows import ROW_KINDS, as_constraint_list, build_rows, check_row_indices
 from ._sklearn_compat import Interval, StrOptions, fit_context
+from ._stream import PairStream
 from .constraints import PairConstraints, RelativeConstraints, TripletConstraints, check_triplets
 
 __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
+
+
+def _streams_pairs(learner):
+    """``partial_fit`` draws pairs from labels: ``label_constraints='pairs'``."""
+    return learner.label_constraints == "pairs"
 
 
 class _BaseKernelLearner(FactorLearner):
@@ -57,6 +66,7 @@ class _BaseKernelLearner(FactorLearner):
         **SWEEP_PARAMETERS,
         "label_constraints": [StrOptions({"pairs", "relative"})],
         "ratio": [Interval(Real, 0, None, closed="neither")],
+        "max_constraints": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
@@ -65,7 +75,7 @@ class _BaseKernelLearner(FactorLearner):
                  n_constraints=None, bounds="relative", epsilon=0.25, unlabeled=-1,
                  label_constraints="pairs", ratio=2.0,
                  order="random", tol=1e-3, max_iter=1000, random_state=None, verbose=0,
-                 memory=None, preprocessor=None):
+                 memory=None, preprocessor=None, max_constraints=None):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -88,6 +98,7 @@ class _BaseKernelLearner(FactorLearner):
         self.verbose = verbose
         self.memory = memory
         self.preprocessor = preprocessor
+        self.max_constraints = max_constraints
 
     @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, constraints=None, triplets=None):
@@ -129,6 +140,8 @@ class _BaseKernelLearner(FactorLearner):
         self : object
             The fitted estimator.
         """
+        for name in ("_stream", "n_constraints_seen_", "n_constraints_kept_"):
+            self.__dict__.pop(name, None)
         rows = enter(self, X, reset=True, ensure_min_samples=2)
         n = rows.n
         con_list = None if constraints is None else as_constraint_list(constraints)
@@ -179,6 +192,129 @@ class _BaseKernelLearner(FactorLearner):
             self.dual_coef_ = result.dual * rows_.flip / rows_.scale
         self.embedding_ = G.all() @ L.T
         return self
+
+    @available_if(_streams_pairs)
+    @fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None, constraints=None):
+        """Add a batch of labels or pair constraints and learn from all seen.
+
+        The first call (or the first after ``fit``) starts as ``fit`` does
+        on pair constraints, and fixes what later calls share: the initial
+        factor and its out-of-sample map (built on the first batch; later
+        batches' points enter through it, as ``transform`` maps new points),
+        the bounds (with ``bounds='percentile'``, the two percentiles
+        measured on the first batch) and the random stream of pair draws and
+        sweep orders.  Each later call adds the pairs of its batch (drawn
+        from its labels, or given as indices into its ``X``) to those kept,
+        and sweeps them all from the current kernel, duals and slack targets
+        until the optimality conditions hold on every kept constraint
+        (``tol``).  Bregman's method with dual corrections then ends where
+        one ``fit`` on the union of the constraints, with the same initial
+        factor, ends (the optimum is unique; LogDet is invariant under
+        congruence, so any factor of the same initial kernel gives it, while
+        the von Neumann learner measures its divergence in the first call's
+        orthonormal basis of the factor's range, that of its points, where
+        a ``fit`` on the union measures it in the union's).  With ``max_constraints=m``
+        only the last m constraints are kept: older ones are retired with
+        their duals, which stay frozen in the kernel, so memory stays
+        O(m r) for an unbounded stream and each call finds the kernel
+        nearest to that moving prior that meets the last m constraints.
+
+        A ``partial_fit`` after ``fit`` continues from the fitted kernel and
+        factor, with ``fit``'s constraints retired (their duals frozen in
+        it).  Streams take pair constraints; relative, similarity, linear
+        and triplet constraints need ``fit`` (``partial_fit`` exists only
+        with ``label_constraints='pairs'``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            The batch's points (kernel values against the first call's
+            points when ``kernel='precomputed'``; a dask array is refused);
+            with a ``preprocessor``, a 1-D array of their identifiers.
+        y : array-like of shape (n_samples,), default=None
+            The batch's class labels; pairs among its points are drawn from
+            them when ``constraints`` is None.
+        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), default=None
+            Pairs ``i, j, sign[, bound]`` over the rows of this batch's ``X``.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.  ``constraints_`` and ``dual_coef_`` are the
+            batch's (with their bounds, and their duals at the end of the
+            call); ``embedding_`` maps the first call's points;
+            ``n_constraints_seen_`` counts the constraints of every call,
+            ``n_constraints_kept_`` those swept.
+        """
+        name = type(self).__name__
+        con_list = as_constraint_list(constraints)  # None: pairs as an array
+        if con_list is not None:
+            if len(con_list) != 1 or isinstance(con_list[0], ROW_KINDS):
+                raise ValueError(
+                    f"{name}.partial_fit learns from pair constraints (a PairConstraints "
+                    "or an array of rows i, j, sign[, bound]); relative, similarity, "
+                    f"linear and triplet constraints need {name}.fit.")
+            constraints = con_list[0]
+        stream = getattr(self, "_stream", None)
+        fitted = hasattr(self, "metric_")
+        rows = enter(self, X, reset=not fitted, ensure_min_samples=2)
+        rows.in_memory(f"{name}.partial_fit",
+                       "pass each batch as a NumPy array or a sparse matrix")
+        if stream is None:
+            rng = check_random_state(self.random_state)
+            if fitted:  # continue from fit's kernel: its factor, its training points
+                G0 = self._initial_rows_of_fit(name)
+                G = InMemoryRows(self.factor_.transform(rows.A))
+            else:
+                G = self._fit_factor(rows, y)
+                G0 = G.all()
+        else:
+            rng, G0 = stream.rng, stream.G0
+            G = InMemoryRows(self.factor_.transform(rows.A))
+        # stacklevel 3: this, scikit-learn's _fit_context, the user's call
+        pairs, local, G_t, touched = resolve_pairs(
+            self, y, constraints, G, rng, stacklevel=3,
+            bounds=None if stream is None else stream.bounds)
+        skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
+        if stream is None:
+            basis = self._stream_basis(G0)
+            state = (self._state_of_metric(self.metric_, basis) if fitted
+                     else self._initial_state(basis))
+            stream = PairStream(state, divergence=self._divergence,
+                                bounds=pairs.bounds_rule, rng=rng,
+                                max_constraints=self.max_constraints)
+            stream.G0, stream.basis = G0, basis
+            self._stream = stream
+        C = self._coordinates(G_t, stream.basis)
+        keep = stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped,
+                          owner=name, stacklevel=4)
+        result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
+                            max_iter=self.max_iter, verbose=self.verbose, owner=name)
+        L = set_pair_fit_attributes(self, result,
+                                    pairs, self._metric_of_state(result.state, stream.basis))
+        self.dual_coef_ = stream.batch_duals(keep, len(pairs))
+        if self._divergence == "vonneumann":
+            self.n_evals_ = result.n_evals
+        self.n_constraints_seen_ = stream.n_seen
+        self.n_constraints_kept_ = len(stream)
+        self.embedding_ = G0 @ L.T
+        return self
+
+    def _initial_rows_of_fit(self, name):
+        """G0 of ``fit``'s training points, from ``embedding_ = G0 L'`` (L of
+        ``metric_``, as ``fit`` computed it: upper triangular, or an
+        eigen-root)."""
+        E = self.embedding_
+        if not isinstance(E, np.ndarray):
+            raise ValueError(
+                f"{name}.partial_fit after a fit on a dask array: the stream would "
+                "gather the whole embedding; start the stream with partial_fit on "
+                "batches in memory.")
+        L = components_from_metric(self.metric_)
+        if np.array_equal(L, np.triu(L)):
+            return linalg.solve_triangular(L, E.T, lower=False).T
+        return linalg.lstsq(L, E.T)[0].T
 
     def _run_rows(self, B, X0, state0, con_list, rng, divergence):
         rows = build_rows(con_list, B, X0, triplet_ratio=self.ratio)
@@ -312,6 +448,12 @@ class LogDetKernelLearner(_BaseKernelLearner):
         identifiers are indices into its rows; a callable: it takes a 1-D
         array of identifiers (integers, file names, keys) and returns their
         rows.  ``None``: points are given as points.
+    max_constraints : int, default=None
+        Most constraints a :meth:`partial_fit` stream keeps and sweeps:
+        beyond it the oldest are retired with their duals, which stay frozen
+        in the learned kernel (memory O(``max_constraints`` r) for any
+        number of batches).  ``None``: every constraint seen is kept, and the
+        stream ends at the optimum of their union.  Not used by ``fit``.
 
     Attributes
     ----------
@@ -358,6 +500,12 @@ class LogDetKernelLearner(_BaseKernelLearner):
         ``max_c max(0, sign_c (d_c - t_c)) / t_c`` with ``t_c`` the bound
         (hard) or the slack target (soft); at most ``tol`` when
         ``converged_``.
+    n_constraints_seen_ : int
+        Constraints added by the :meth:`partial_fit` calls so far (set by
+        :meth:`partial_fit` only).
+    n_constraints_kept_ : int
+        Constraints the stream keeps and sweeps (at most ``max_constraints``;
+        zero-length pairs are not kept).
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -393,6 +541,24 @@ class LogDetKernelLearner(_BaseKernelLearner):
         r = G0.shape[1]
         result, rows = self._run_rows(G0, np.eye(r), np.eye(r), con_list, rng, "logdet")
         return result, result.state, rows
+
+    # partial_fit's coordinates: the initial factor's own, state M (prior I)
+    _divergence = "logdet"
+
+    def _stream_basis(self, G0):
+        return None
+
+    def _coordinates(self, G_t, basis):
+        return G_t
+
+    def _initial_state(self, basis):
+        return np.eye(self.rank_)
+
+    def _state_of_metric(self, M, basis):
+        return M
+
+    def _metric_of_state(self, state, basis):
+        return state
 
 
 class VonNeumannKernelLearner(_BaseKernelLearner):
@@ -514,6 +680,12 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         identifiers are indices into its rows; a callable: it takes a 1-D
         array of identifiers (integers, file names, keys) and returns their
         rows.  ``None``: points are given as points.
+    max_constraints : int, default=None
+        Most constraints a :meth:`partial_fit` stream keeps and sweeps:
+        beyond it the oldest are retired with their duals, which stay frozen
+        in the learned kernel (memory O(``max_constraints`` r) for any
+        number of batches).  ``None``: every constraint seen is kept, and the
+        stream ends at the optimum of their union.  Not used by ``fit``.
 
     Attributes
     ----------
@@ -563,6 +735,12 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         ``max_c max(0, sign_c (d_c - t_c)) / t_c`` with ``t_c`` the bound
         (hard) or the slack target (soft); at most ``tol`` when
         ``converged_``.
+    n_constraints_seen_ : int
+        Constraints added by the :meth:`partial_fit` calls so far (set by
+        :meth:`partial_fit` only).
+    n_constraints_kept_ : int
+        Constraints the stream keeps and sweeps (at most ``max_constraints``;
+        zero-length pairs are not kept).
     n_evals_ : int
         Root-finder evaluations of f over the fit.
     n_features_in_ : int
@@ -606,3 +784,31 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
                                       con_list, rng, "vonneumann")
         self.n_evals_ = result.n_evals
         return result, metric_from_log(result.state, s, Vt), rows
+
+    # partial_fit's coordinates: an orthonormal basis U = G0 V S^-1 of range(G0)
+    # (the von Neumann divergence is invariant under orthogonal changes of basis
+    # only), state log X with K = U X U' (prior X0 = S^2)
+    _divergence = "vonneumann"
+
+    def _stream_basis(self, G0):
+        _, s, Vt = orthonormal_basis(G0)
+        return s, Vt
+
+    def _coordinates(self, G_t, basis):
+        s, Vt = basis
+        return (G_t @ Vt.T) / s
+
+    def _initial_state(self, basis):
+        return np.diag(2.0 * np.log(basis[0]))
+
+    def _state_of_metric(self, M, basis):
+        # K = G0 M G0' = U (S V' M V S) U'
+        s, Vt = basis
+        X = s[:, None] * (Vt @ M @ Vt.T) * s
+        w, Q = linalg.eigh((X + X.T) / 2)
+        return (Q * np.log(np.maximum(w, np.finfo(float).tiny))) @ Q.T
+
+    def _metric_of_state(self, state, basis):
+        s, Vt = basis
+        return metric_from_log(state, s, Vt)
+

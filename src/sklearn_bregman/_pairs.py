@@ -8,12 +8,14 @@ scores pairs: the inner learner is fitted on the training pairs as
 constraints, and a held-out pair is scored by its learned squared distance.
 """
 
+import inspect
 from numbers import Real
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._inputs import tuple_form
@@ -29,6 +31,14 @@ from ._tuples import TupleMetaEstimator, unique_points
 from .constraints import PairConstraints
 
 __all__ = ["PairClassifier", "PairKFold"]
+
+
+def _inner_streams(meta):
+    """Whether the wrapped learner learns from a stream of pair constraints
+    (a ``partial_fit`` that takes ``constraints``: not DefiniteBoost's,
+    which takes target distances)."""
+    fit = getattr(meta.estimator, "partial_fit", None)
+    return fit is not None and "constraints" in inspect.signature(fit).parameters
 
 
 #: The threshold's parameters: the constructor's and those of
@@ -187,6 +197,36 @@ class PairClassifier(TupleMetaEstimator):
         self : object
             The fitted estimator.
         """
+        return self._fit(pairs, y, partial=False)
+
+    @available_if(_inner_streams)
+    @fit_context(prefer_skip_nested_validation=False)
+    def partial_fit(self, pairs, y):
+        """Add a batch of labelled pairs to the inner learner's stream.
+
+        The inner learner's ``partial_fit`` (ITML, the LogDet and von
+        Neumann kernel learners) gets the batch's pairs as constraints: the
+        first call starts it (a clone of ``estimator``, its initial factor
+        built on this batch's points), later calls add constraints to those
+        it keeps and learn from all of them (see its ``partial_fit``).  The
+        threshold, unless given, is calibrated on this batch's pairs.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Point pairs, or index pairs into ``preprocessor``.
+        y : array-like of shape (n_pairs,)
+            +1 for a similar pair, -1 for a dissimilar one.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit(pairs, y, partial=True)
+
+    def _fit(self, pairs, y, *, partial):
+        """``fit``, or a ``partial_fit`` call (``partial``)."""
         check_threshold_parameters(type(self).__name__, strategy=self.strategy,
                                    min_rate=self.min_rate)
         tuple_form(pairs, 2, "pairs", self.preprocessor)
@@ -197,7 +237,12 @@ class PairClassifier(TupleMetaEstimator):
             k = int(np.flatnonzero(i == j)[0])
             raise ValueError(f"pairs: row {k} joins a point to itself.")
         constraints = PairConstraints(i, j, y)
-        self.estimator_ = clone(self.estimator).fit(X, constraints=constraints)
+        if not partial:
+            self.estimator_ = clone(self.estimator).fit(X, constraints=constraints)
+        else:
+            if not hasattr(self, "estimator_"):
+                self.estimator_ = clone(self.estimator)
+            self.estimator_.partial_fit(X, constraints=constraints)
         self.n_features_in_ = X.shape[1]
         self.classes_ = np.array([-1, 1])
         self._keep_embedding(pairs, X)

@@ -48,7 +48,8 @@ def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
                    f"epsilon={estimator.epsilon})")
 
 
-def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel):
+def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel,
+                  bounds=None):
     """The pair constraints of a ``fit`` call, and the rows they touch.
 
     ``constraints`` wins when given (``y`` is then free for later steps of a
@@ -76,11 +77,16 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel):
     stacklevel : int
         Frames from the caller up to the user's ``fit`` call, where the
         warning about {-1, +1} labels points.
+    bounds : str or tuple, default=None
+        The bound rule, in place of the estimator's ``bounds`` (``None``):
+        ``partial_fit`` passes the one its first call fixed.
 
     Returns
     -------
     pairs : PairConstraints
-        With the training rows' indices and every bound set.
+        With the training rows' indices and every bound set; its attribute
+        ``bounds_rule`` is the rule applied (``bounds='percentile'``: the
+        two percentiles measured, as ``(upper, lower)``).
     local : PairConstraints
         The same with indices into ``G_t``.
     G_t : ndarray of shape (n_touched, r)
@@ -97,7 +103,7 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel):
         return rows.label_index(y, estimator.unlabeled, stacklevel + 4)
 
     pairs, source = pairs_of_fit(estimator, y, constraints, n, rng, label_index)
-    bounds = estimator.bounds
+    bounds = estimator.bounds if bounds is None else bounds
     percentile = (np.isnan(pairs.bound).any() and isinstance(bounds, str)
                   and bounds == "percentile")
     extra = percentile_pairs(n, rng) if percentile else ()
@@ -116,6 +122,7 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel):
                             random_state=rng, source=source)
     pairs = PairConstraints._from_valid(pairs.i, pairs.j, pairs.sign, local.bound)
     pairs.source = source
+    pairs.bounds_rule = bounds
     return pairs, local, G_t, touched
 
 

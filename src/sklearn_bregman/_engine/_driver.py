@@ -176,7 +176,7 @@ def dual_change(nu, nu_old):
 def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
                      order="cyclic", tol=1e-3, max_iter=1000, random_state=None,
                      verbose=0, owner="Bregman projections", dual_correction=True,
-                     skip=None):
+                     skip=None, start=None):
     """Minimise a Bregman matrix divergence to ``M0`` under pair constraints.
 
     Solves (JMLR 2009, eq. 4 with slack eq. 22, on the r x r state)::
@@ -224,6 +224,16 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
         bound check finds them) or knows them better than ``G`` does (``G``
         in an orthonormal basis carries the rounding of the change of
         basis); ``None``: :func:`zero_length_pairs` of ``G``.
+    start : tuple (nu, xi) of ndarrays of shape (c,), default=None
+        Warm start (``partial_fit``): the duals and slack targets of a run
+        that ended at the state ``M0``, the constraints it did not know
+        with dual 0 and target their bound.  Bregman's method with dual
+        corrections keeps ``M^-1 = M_prior^-1 + sum_c sign_c nu_c v_c v_c'``
+        (LogDet; ``log M = log M_prior + ...`` for von Neumann) along the
+        way, so continuing from ``(M0, nu, xi)`` reaches the optimum of
+        the union of the constraints from the first run's prior, as a run
+        from that prior with zero duals does.  ``None``: ``nu = 0`` and
+        ``xi = bound`` (a run from the prior ``M0``).
 
     Returns
     -------
@@ -243,8 +253,13 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     log_state = divergence == "vonneumann"
 
     sweep = SWEEPS[divergence]
-    nu = np.zeros(c)
-    xi = constraints.bound.copy()
+    if start is None:
+        nu = np.zeros(c)
+        xi = constraints.bound.copy()
+    else:
+        nu, xi = (np.array(a, dtype=np.float64, copy=True) for a in start)
+        if nu.shape != (c,) or xi.shape != (c,):  # pragma: no cover - internal error
+            raise ValueError(f"start must hold two arrays of shape ({c},).")
     hard = bool(np.isinf(slack))
 
     def run():

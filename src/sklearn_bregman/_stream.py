@@ -1,0 +1,131 @@
+"""Learning from a stream of pair constraints: what ``partial_fit`` keeps.
+
+Bregman's method with dual corrections (JMLR 2009, Section 3.4; Censor &
+Zenios 1997, Algorithm 6.3.1) keeps, after every projection, the state and
+the duals tied to the prior: for the LogDet divergence
+``M^-1 = M_prior^-1 + sum_c sign_c nu_c v_c v_c'`` (von Neumann:
+``log M = log M_prior + sum_c ...``), and each slack target ``xi_c`` a
+function of its bound and its dual (JMLR 2009, eq. 22).  A constraint that
+has not been visited yet has dual 0 and target its bound.  So a run over
+the constraints seen so far that starts from the state, duals and targets
+where the last run stopped, with the new constraints at dual 0, is a run of
+the same method on the union from the first prior: it converges to the
+optimum of the union, which a ``fit`` on the union reaches from zero duals.
+It is not much shorter in sweeps: cyclic projections converge linearly, and
+the new constraints' duals disturb most of the old ones beyond ``tol``
+(measured on the digits: 60 % of them after a batch of 5 %), so a warm call
+takes about 0.8 of a cold fit's sweeps over the same constraints (the
+saving of a stream is the refit's other work, and, with a window, the
+constraints it no longer sweeps).
+
+:class:`PairStream` is that memory: the two rows of each constraint in the
+engine's coordinates (the data's for ITML, the initial factor's for the
+kernel learners), signs, bounds, duals and targets, and the r x r state.
+With ``max_constraints=m`` the oldest constraints are retired when more
+than m are kept: their rows, duals and targets are dropped, the state is
+not changed, so their duals stay frozen in it (the prior of the kept ones
+becomes ``M_prior^-1 + sum_retired sign_c nu_c v_c v_c'``): memory is
+O(m (r + 1)) whatever the length of the stream, and each call then finds
+the nearest matrix to that moving prior that meets the last m constraints.
+"""
+
+import numpy as np
+
+from ._engine import pair_projections, warn_zero_length
+from .constraints import PairConstraints
+
+__all__ = ["PairStream"]
+
+
+class PairStream:
+    """The pair constraints kept between ``partial_fit`` calls, and the state.
+
+    Parameters
+    ----------
+    state : ndarray of shape (r, r)
+        The engine's state at the start: the prior M0 (LogDet) or log M0
+        (von Neumann), in the coordinates of the rows that will be added.
+    divergence : {'logdet', 'vonneumann'}
+    bounds : str or tuple
+        The bound rule of the stream, fixed by the first call: the
+        percentiles measured then as ``(upper, lower)``, or the estimator's
+        ``bounds`` ('relative' or two numbers).
+    rng : RandomState
+        Draws the pairs from labels and the sweeps' random order, call after
+        call.
+    max_constraints : int or None
+        Most constraints kept (the oldest are retired); ``None``: all.
+    """
+
+    def __init__(self, state, *, divergence, bounds, rng, max_constraints):
+        self.state = np.array(state, dtype=np.float64, order="C", copy=True)
+        self.divergence = divergence
+        self.bounds = bounds
+        self.rng = rng
+        self.max_constraints = max_constraints
+        r = self.state.shape[0]
+        self.Pi = np.empty((0, r))
+        self.Pj = np.empty((0, r))
+        self.sign = np.empty(0, dtype=np.int8)
+        self.bound = np.empty(0)
+        self.nu = np.empty(0)
+        self.xi = np.empty(0)
+        #: constraints added (zero-length pairs included), and retired
+        self.n_seen = 0
+        self.n_retired = 0
+
+    def __len__(self):
+        return self.bound.size
+
+    def add(self, Pi, Pj, sign, bound, skipped, *, owner, stacklevel):
+        """Keep the constraints ``v = Pi - Pj`` (rows in the state's
+        coordinates) with dual 0 and target their bound; zero-length pairs
+        (``skipped``: no matrix moves them, their dual stays 0) are reported
+        once, here, and not kept.  Retires the oldest beyond
+        ``max_constraints``.  Returns the kept ones' positions among the
+        batch."""
+        skipped = np.asarray(skipped, dtype=bool)
+        warn_zero_length(skipped, owner, stacklevel=stacklevel + 1)
+        keep = np.flatnonzero(~skipped)
+        self.n_seen += skipped.size
+        self.Pi = np.concatenate([self.Pi, Pi[keep]])
+        self.Pj = np.concatenate([self.Pj, Pj[keep]])
+        self.sign = np.concatenate([self.sign, np.asarray(sign, np.int8)[keep]])
+        self.bound = np.concatenate([self.bound, bound[keep]])
+        self.nu = np.concatenate([self.nu, np.zeros(keep.size)])
+        self.xi = np.concatenate([self.xi, bound[keep]])
+        extra = len(self) - (self.max_constraints or len(self))
+        if extra > 0:
+            # retired: rows, duals and targets dropped; the state keeps their
+            # duals' contribution (module docstring)
+            for name in ("Pi", "Pj", "sign", "bound", "nu", "xi"):
+                setattr(self, name, getattr(self, name)[extra:].copy())
+            self.n_retired += extra
+        return keep
+
+    def run(self, *, slack, order, tol, max_iter, verbose, owner):
+        """Sweep every kept constraint from where the last call stopped until
+        the optimality conditions hold on them all; returns the engine's
+        :class:`~sklearn_bregman._engine.ProjectionResult` (its duals are
+        the kept constraints')."""
+        c = len(self)
+        G = np.concatenate([self.Pi, self.Pj])
+        pairs = PairConstraints._from_valid(np.arange(c), c + np.arange(c),
+                                            self.sign, self.bound)
+        # (no zero-length pair is kept: add reported and dropped them)
+        result = pair_projections(
+            G, pairs, self.state, divergence=self.divergence, slack=slack, order=order,
+            tol=tol, max_iter=max_iter, random_state=self.rng, verbose=verbose,
+            owner=owner, skip=np.zeros(c, dtype=bool), start=(self.nu, self.xi))
+        self.state = np.array(result.state, order="C", copy=True)
+        self.nu = result.dual.copy()
+        self.xi = result.targets.copy()
+        return result
+
+    def batch_duals(self, keep, n_batch):
+        """The duals of the last batch's ``n_batch`` constraints (0 for the
+        zero-length and the already retired ones)."""
+        dual = np.zeros(n_batch)
+        kept = keep[keep.size - min(keep.size, len(self)):]
+        dual[kept] = self.nu[len(self) - kept.size:]
+        return dual

@@ -1,0 +1,277 @@
+"""partial_fit: learning from a stream of labels and pair constraints.
+
+The property that cannot be faked: with every constraint kept, a stream of
+batches ends at the optimum of their union, which ``fit`` on the union
+reaches from scratch (the optimum is unique); the KKT conditions hold on
+everything seen after every call; ``max_constraints`` keeps the memory
+fixed.
+"""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_wine
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_bregman import (
+    DefiniteBoost,
+    ITMLTransformer,
+    LogDetKernelLearner,
+    PairClassifier,
+    PairConstraints,
+    VonNeumannKernelLearner,
+)
+from sklearn_bregman._base import metric_from_log
+from sklearn_bregman._engine import pair_projections
+from sklearn_bregman.constraints import RelativeConstraints, pair_sqdist
+
+TIGHT = dict(tol=1e-10, max_iter=100_000)
+
+
+def wine_batches(n_batches=10, seed=0):
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    p = np.random.RandomState(seed).permutation(len(X))
+    return X[p], y[p], np.array_split(np.arange(len(X)), n_batches)
+
+
+def stream(est, X, y, batches):
+    """partial_fit over the batches; the union of their constraints, as
+    rows i, j, sign, bound over X."""
+    rows = []
+    for b in batches:
+        est.partial_fit(X[b], y[b])
+        c = est.constraints_
+        rows.append(np.c_[b[c.i], b[c.j], c.sign, c.bound])
+    return np.vstack(rows)
+
+
+def relative_error(A, B):
+    return float(np.abs(A - B).max() / np.abs(B).max())
+
+
+@pytest.mark.parametrize("bounds", ["percentile", "relative"])
+@pytest.mark.parametrize("slack", [1.0, 10.0])
+def test_itml_stream_equals_fit_on_the_union(bounds, slack):
+    X, y, batches = wine_batches()
+    est = ITMLTransformer(bounds=bounds, slack=slack, n_constraints=40, random_state=0,
+                          **TIGHT)
+    union = stream(est, X, y, batches)
+    assert est.n_constraints_seen_ == est.n_constraints_kept_ == len(union)
+    ref = ITMLTransformer(slack=slack, random_state=1, **TIGHT).fit(
+        X, constraints=union)
+    assert est.converged_ and ref.converged_
+    assert relative_error(est.metric_, ref.metric_) < 1e-6
+    # every bound was fixed by the first call: the percentiles drawn then
+    if bounds == "percentile":
+        upper = union[union[:, 2] > 0, 3]
+        assert np.ptp(upper) == 0.0
+
+
+@pytest.mark.parametrize("kernel", [dict(kernel="linear"),
+                                    dict(kernel="rbf", gamma=0.05, rank=15)])
+def test_logdet_stream_equals_fit_on_the_union(kernel):
+    # the stream keeps the first call's factor; the union fit on its
+    # coordinates (the linear kernel of phi0(X), at full rank) has the same
+    # initial kernel, and LogDet is invariant under congruence
+    X, y, batches = wine_batches()
+    est = LogDetKernelLearner(n_constraints=40, random_state=0, **kernel, **TIGHT)
+    union = stream(est, X, y, batches)
+    Phi = est.factor_.transform(X)
+    ref = LogDetKernelLearner(kernel="linear", random_state=1, **TIGHT).fit(
+        Phi, constraints=union)
+    assert est.converged_ and ref.converged_
+    assert relative_error(est.learned_kernel(X), ref.learned_kernel(Phi)) < 1e-6
+    # embedding_ maps the first call's points
+    np.testing.assert_allclose(est.embedding_, est.transform(X[batches[0]]),
+                               atol=1e-12)
+
+
+def test_vonneumann_stream_is_the_union_in_the_first_calls_basis():
+    # von Neumann is invariant under orthogonal changes of basis only: the
+    # stream measures the divergence in the first call's basis U of range(G0)
+    # (prior S^2), which the engine on the union's rows in that basis reaches
+    X, y, batches = wine_batches()
+    est = VonNeumannKernelLearner(kernel="rbf", gamma=0.05, rank=12, n_constraints=40,
+                                  random_state=0, **TIGHT)
+    union = stream(est, X, y, batches)
+    s, Vt = est._stream.basis
+    U = est.factor_.transform(X) @ Vt.T / s
+    pairs = PairConstraints(union[:, 0].astype(int), union[:, 1].astype(int),
+                            union[:, 2].astype(int), union[:, 3])
+    res = pair_projections(U, pairs, np.diag(2 * np.log(s)), divergence="vonneumann",
+                           slack=est.slack, order="cyclic", **TIGHT)
+    assert est.converged_ and res.converged
+    assert relative_error(est.metric_, metric_from_log(res.state, s, Vt)) < 1e-6
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ITMLTransformer(random_state=0, n_constraints=30),
+    lambda: LogDetKernelLearner(kernel="rbf", gamma=0.1, rank=10, random_state=0,
+                                n_constraints=30),
+    lambda: VonNeumannKernelLearner(kernel="rbf", gamma=0.1, rank=10, random_state=0,
+                                    n_constraints=30)])
+def test_every_call_meets_the_kkt_conditions_on_everything_kept(make):
+    X, y, batches = wine_batches(6)
+    est = make()
+    for b in batches:
+        est.partial_fit(X[b], y[b])
+        assert est.converged_ and est.max_violation_ <= est.tol
+        # the kept constraints are met to tol relative to their slack targets
+        st = est._stream
+        G = np.concatenate([st.Pi, st.Pj])
+        c = len(st)
+        M = st.state if st.divergence == "logdet" else np.asarray(
+            _sym_exp(st.state))
+        d = pair_sqdist(G, np.arange(c), c + np.arange(c), M)
+        gap = st.sign * (d - st.xi) / st.xi
+        assert gap.max() <= est.tol * (1 + 1e-9)
+
+
+def _sym_exp(L):
+    w, Q = np.linalg.eigh((L + L.T) / 2)
+    return (Q * np.exp(w)) @ Q.T
+
+
+def test_batch_duals_and_the_count_of_constraints():
+    X, y, batches = wine_batches(4)
+    est = ITMLTransformer(random_state=0, n_constraints=20)
+    for k, b in enumerate(batches, 1):
+        est.partial_fit(X[b], y[b])
+        assert est.dual_coef_.shape == (len(est.constraints_),)
+        assert est.n_constraints_seen_ == 20 * k
+        np.testing.assert_array_equal(est.dual_coef_, est._stream.nu[-20:])
+    # fit forgets the stream
+    est.fit(X, y)
+    assert not hasattr(est, "n_constraints_seen_") and not hasattr(est, "_stream")
+
+
+def test_max_constraints_keeps_memory_fixed_and_the_last_constraints():
+    rng = np.random.default_rng(0)
+    centers = rng.normal(scale=2.0, size=(3, 5))
+    est = ITMLTransformer(random_state=0, n_constraints=20, max_constraints=60,
+                          bounds=(5.0, 20.0))
+    sizes = []
+    for _ in range(40):
+        y = rng.integers(0, 3, 30)
+        X = centers[y] + rng.normal(size=(30, 5))
+        est.partial_fit(X, y)
+        st = est._stream
+        sizes.append(sum(a.nbytes for a in (st.Pi, st.Pj, st.sign, st.bound, st.nu,
+                                            st.xi)))
+        assert len(st) <= 60 and est.n_constraints_kept_ <= 60
+        assert est.converged_
+    assert est.n_constraints_seen_ == 800
+    assert st.n_retired == 800 - 60
+    assert max(sizes[3:]) == min(sizes[3:])  # flat once the window is full
+    # the kept ones are the last batch's (and the two before it)
+    np.testing.assert_array_equal(est.dual_coef_, st.nu[-20:])
+
+
+def test_partial_fit_after_fit_continues_from_the_fitted_metric():
+    X, y, batches = wine_batches(2)
+    for est in [ITMLTransformer(random_state=0, n_constraints=30),
+                LogDetKernelLearner(kernel="rbf", gamma=0.1, rank=10, random_state=0,
+                                    n_constraints=30),
+                VonNeumannKernelLearner(kernel="rbf", gamma=0.1, rank=10,
+                                        random_state=0, n_constraints=30)]:
+        est.fit(X[batches[0]], y[batches[0]])
+        M, E = est.metric_.copy(), getattr(est, "embedding_", None)
+        st = est.partial_fit(X[batches[1]], y[batches[1]])._stream
+        # the stream's start is fit's metric: in the stream's coordinates
+        # its state reproduces it before the new constraints moved it
+        assert len(st) == est.n_constraints_kept_ == 30
+        if E is not None:
+            np.testing.assert_allclose(st.G0 @ components(M).T, E, atol=1e-9)
+        assert est.converged_
+
+
+def components(M):
+    from sklearn_bregman._base import components_from_metric
+    return components_from_metric(M)
+
+
+def test_repeatable_and_picklable_mid_stream():
+    X, y, batches = wine_batches(4)
+    a = LogDetKernelLearner(kernel="rbf", gamma=0.1, rank=10, random_state=3)
+    b = clone(a)
+    for bb in batches[:2]:
+        a.partial_fit(X[bb], y[bb])
+        b.partial_fit(X[bb], y[bb])
+    c = pickle.loads(pickle.dumps(a))
+    for bb in batches[2:]:
+        a.partial_fit(X[bb], y[bb])
+        c.partial_fit(X[bb], y[bb])
+        b.partial_fit(X[bb], y[bb])
+    np.testing.assert_array_equal(a.metric_, b.metric_)
+    np.testing.assert_array_equal(a.metric_, c.metric_)
+
+
+def test_batches_of_given_pairs_and_new_points_through_the_factor():
+    X, y, batches = wine_batches(3)
+    est = LogDetKernelLearner(kernel="rbf", gamma=0.1, rank=10, random_state=0)
+    for b in batches:
+        yb = y[b]
+        i, j = np.triu_indices(len(b), 1)
+        sign = np.where(yb[i] == yb[j], 1, -1)
+        est.partial_fit(X[b], constraints=np.c_[i[:50], j[:50], sign[:50]])
+        assert len(est.constraints_) == 50
+    assert est.n_constraints_seen_ == 150 and est.converged_
+
+
+def test_errors_name_what_a_stream_takes():
+    X, y, batches = wine_batches(2)
+    est = LogDetKernelLearner(random_state=0)
+    rel = RelativeConstraints([0], [1], [0], [2], ratio=2.0)
+    with pytest.raises(ValueError, match="partial_fit learns from pair constraints"):
+        est.partial_fit(X[:20], constraints=rel)
+    assert not hasattr(LogDetKernelLearner(label_constraints="relative"), "partial_fit")
+    est.partial_fit(X[:20], y[:20])
+    with pytest.raises(ValueError, match="features"):
+        est.partial_fit(X[20:40, :5], y[20:40])
+    with pytest.raises(ValueError, match="max_constraints"):
+        ITMLTransformer(max_constraints=0).partial_fit(X, y)
+
+
+def test_dask_batches_are_refused():
+    da = pytest.importorskip("dask.array")
+    X, y, _ = wine_batches(2)
+    with pytest.raises(ValueError, match="partial_fit"):
+        ITMLTransformer().partial_fit(da.from_array(X, chunks=50), y)
+
+
+def test_pair_classifier_passes_the_stream_on():
+    X, y, batches = wine_batches(3)
+    rng = np.random.default_rng(0)
+    clf = PairClassifier(LogDetKernelLearner(kernel="rbf", gamma=0.1, rank=10,
+                                             random_state=0))
+    for b in batches:
+        i, j = rng.integers(0, len(b), (2, 60))
+        keep = i != j
+        pairs = np.stack([X[b][i[keep]], X[b][j[keep]]], axis=1)
+        lab = np.where(y[b][i[keep]] == y[b][j[keep]], 1, -1)
+        clf.partial_fit(pairs, lab)
+        assert clf.estimator_.converged_
+    assert clf.estimator_.n_constraints_seen_ == clf.estimator_.n_constraints_kept_
+    assert clf.score(pairs, lab) > 0.7
+    # DefiniteBoost learns from target distances: no pair stream to pass on
+    assert not hasattr(PairClassifier(DefiniteBoost()), "partial_fit")
+
+
+def test_no_warning_about_old_zero_length_pairs_in_later_calls():
+    X, y, batches = wine_batches(3)
+    Xd = X.copy()
+    b0 = batches[0]
+    Xd[b0[1]] = Xd[b0[0]]
+    est = ITMLTransformer(random_state=0)
+    with pytest.warns(UserWarning, match="identical points"):
+        est.partial_fit(Xd[b0], constraints=[[0, 1, 1], [0, 2, -1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.partial_fit(X[batches[1]], y[batches[1]])
+    assert est.n_constraints_kept_ == est.n_constraints_seen_ - 1
