@@ -222,3 +222,49 @@ def test_plus_minus_one_labels_warning_points_at_the_fit_call(client, data, make
         with pytest.raises(ValueError, match="one class"):
             make().fit(X_in, y_in)
     assert [w.filename for w in record if "unlabeled=None" in str(w.message)] == [__file__]
+
+
+def test_every_method_refuses_non_finite_chunks_as_in_memory(client):
+    # transform and predict check NaN and inf on chunks when computed, as
+    # validate_data does in memory (they used to pass them to the map)
+    from sklearn.datasets import make_blobs
+
+    from sklearn_bregman import CSIDecomposition, ITMLTransformer, KernelKMeans
+
+    X, y = make_blobs(600, 4, centers=3, random_state=0)
+    bad = X[:40].copy()
+    bad[7, 1] = np.nan
+    bad_d = da.from_array(bad, chunks=(20, 4))
+    fitted = [KernelKMeans(3, random_state=0).fit(X),
+              ITMLTransformer(random_state=0).fit(X, y),
+              LogDetKernelLearner(kernel="rbf", rank=10, random_state=0).fit(X, y),
+              CSIDecomposition(rank=5).fit(X, y)]
+    for est in fitted:
+        method = est.predict if isinstance(est, KernelKMeans) else est.transform
+        with pytest.raises(ValueError, match="NaN"):
+            method(bad)
+        with pytest.raises(ValueError, match="NaN"):
+            np.asarray(method(bad_d))
+
+
+def test_labels_of_unknown_chunk_sizes_say_so(client):
+    X = np.random.RandomState(0).normal(size=(200, 3))
+    y = np.repeat([0, 1], 100)
+    Xd, yd = da.from_array(X, chunks=(50, 3)), da.from_array(y, chunks=50)
+    with pytest.raises(ValueError, match="y has unknown chunk sizes"):
+        LogDetKernelLearner(random_state=0).fit(Xd, yd[yd >= 0])
+
+
+def test_a_list_holding_one_pair_container_fits_alike_in_memory_and_on_chunks(client):
+    from sklearn.base import clone
+
+    from sklearn_bregman import ITMLTransformer, PairConstraints
+
+    X = np.random.RandomState(0).normal(size=(300, 4))
+    pc = PairConstraints([0, 1, 2], [3, 4, 5], [1, -1, 1])
+    for est in (ITMLTransformer(random_state=0), LogDetKernelLearner(random_state=0)):
+        a = clone(est).fit(X, constraints=[pc])
+        b = clone(est).fit(da.from_array(X, chunks=(100, 4)), constraints=[pc])
+        c = clone(est).fit(X, constraints=pc)
+        np.testing.assert_allclose(a.metric_, b.metric_, rtol=1e-10)
+        np.testing.assert_array_equal(a.metric_, c.metric_)

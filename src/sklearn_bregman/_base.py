@@ -185,7 +185,7 @@ class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
             dask array, mapped block by block, for a dask array).
         """
         check_is_fitted(self)
-        rows = enter(self, X, reset=False, finite=False)
+        rows = enter(self, X, reset=False)
         return rows.map(self._map_function(), self.components_.shape[0])
 
     def learned_kernel(self, X, Y=None):

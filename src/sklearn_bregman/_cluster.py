@@ -224,7 +224,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
             array for a dask array).
         """
         check_is_fitted(self)
-        rows = enter(self, X, reset=False, finite=False)
+        rows = enter(self, X, reset=False)
         # (fitted in memory: its KMeans' own predict; on chunks: the centres)
         nearest = (partial(_kmeans_predict, self.factor_, self.kmeans_)
                    if hasattr(self, "kmeans_") else

@@ -239,7 +239,7 @@ class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, Trans
             array).
         """
         check_is_fitted(self)
-        return enter(self, X, reset=False, finite=False).map(self._map, self.rank_)
+        return enter(self, X, reset=False).map(self._map, self.rank_)
 
     @property
     def _n_features_out(self):

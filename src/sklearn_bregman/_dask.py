@@ -737,6 +737,9 @@ def _label_index(y, n, unlabeled, stacklevel):
     caller of this function's caller."""
     if not is_dask_array(y):
         return LabelIndex(check_labels(y, n), unlabeled, stacklevel + 1)
+    if np.isnan(y.shape[0]):
+        raise ValueError("y has unknown chunk sizes (a dask array filtered by a mask, for "
+                         "instance); call y.compute_chunk_sizes() first.")
     if y.shape[0] != n:
         raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
     return DaskLabelIndex(y, unlabeled, stacklevel + 1)

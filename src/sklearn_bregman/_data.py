@@ -72,7 +72,7 @@ def output_dtype(X):
     return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
 
 
-def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
+def enter(estimator, X, y=None, *, reset, check_y=None, **check):
     """Validated ``X`` (and ``y``) as a rows object: the one branch on dask.
 
     A 1-D ``X`` with an estimator's ``preprocessor`` is identifiers of
@@ -89,9 +89,6 @@ def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
         passed through otherwise.
     reset : bool
         ``fit`` (True) or a later method (False).
-    finite : bool, default=True
-        On dask: chunks that hold NaN or inf raise when computed (in memory,
-        ``validate_data`` always checks).
     **check
         Further keyword arguments of ``validate_data`` (``ensure_min_samples``);
         ``dtype`` is float64.  A scipy sparse matrix (CSR or CSC) is taken as
@@ -108,7 +105,9 @@ def enter(estimator, X, y=None, *, reset, finite=True, check_y=None, **check):
     if is_dask_array(X):
         X = check_dask_array(X, estimator, reset=reset,
                              ensure_min_samples=check.get("ensure_min_samples", 1))
-        rows = DaskRows(check_finite_chunks(X) if finite else X, out)
+        # chunks that hold NaN or inf raise when computed, for every method
+        # (in memory, validate_data checks), at no extra pass
+        rows = DaskRows(check_finite_chunks(X), out)
         return (rows, y) if check_y is not None else rows
     sparse = {"accept_sparse": ("csr", "csc")}
     if check_y is not None and y is not None:

@@ -392,7 +392,7 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             A lazy dask array, mapped block by block, for a dask array.
         """
         check_is_fitted(self)
-        rows = enter(self, X, reset=False, finite=False)
+        rows = enter(self, X, reset=False)
         return rows.map(partial(map_rows, self.components_, type(self).__name__),
                         self.components_.shape[0])
 

@@ -35,6 +35,10 @@ def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
     ``n_constraints``, ``bounds`` and ``epsilon``.
     """
     if constraints is not None:
+        if (isinstance(constraints, (list, tuple)) and len(constraints) == 1
+                and isinstance(constraints[0], PairConstraints)):
+            # a list holding one container, as the kernel learners take it
+            constraints = constraints[0]
         return check_pairs(constraints, n_samples), "constraints"
     if y is None:
         raise ValueError(
