@@ -421,3 +421,71 @@ def vonneumann_linear_sweep_reference(V, S, kind, bound, xi, nu, L, order, slack
         L -= a * C
         n_moved += 1
     return n_satisfied, n_skipped, n_moved
+
+
+def higham_dykstra_reference(C, weights=None, eig_min=0.0, tol=1e-12, max_iter=100000):
+    """Higham's (2002) alternating projections with Dykstra's correction for
+    the nearest correlation matrix in the W-norm ``|W^1/2 A W^1/2|_F``,
+    ``W = diag(weights)``, with the eigenvalues at least ``eig_min``, in
+    its matrix form (independent of the package's dual form).
+
+    For a diagonal W the W-norm projection onto the unit diagonal sets the
+    diagonal, and onto ``{X >= eig_min I}`` it is
+    ``eig_min I + W^-1/2 Pi(W^1/2 (A - eig_min I) W^1/2) W^-1/2``.  Stops when
+    the positive semidefinite iterate X has ``max |X_ii - 1| <= tol``.
+    Returns ``(X, iterates)``: the last X and every X met (each PSD).
+    """
+    n = C.shape[0]
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    sw = np.sqrt(w)
+    eye = np.eye(n)
+
+    def onto_psd(A):
+        B = sw[:, None] * (A - eig_min * eye) * sw[None, :]
+        lam, P = np.linalg.eigh((B + B.T) / 2)
+        B = (P * np.maximum(lam, 0.0)) @ P.T
+        return eig_min * eye + B / sw[:, None] / sw[None, :]
+
+    def onto_unit_diagonal(A):
+        A = A.copy()
+        np.fill_diagonal(A, 1.0)
+        return A
+
+    Y = C.copy()
+    dS = np.zeros_like(C)
+    iterates = []
+    for _ in range(max_iter):
+        R = Y - dS
+        X = onto_psd(R)
+        iterates.append(X)
+        dS = X - R
+        Y = onto_unit_diagonal(X)
+        if np.abs(np.diag(X) - 1.0).max() <= tol:
+            break
+    return X, iterates
+
+
+def frobenius_jacobian_reference(G, y):
+    """The element V of the generalised Jacobian of ``F(y) = diag(Pi(G +
+    diag y))`` used by Qi & Sun's Newton method, as a dense n x n matrix, by
+    its definition: column j is ``diag(P (Omega o (P' diag(e_j) P)) P')``
+    with ``G + diag y = P diag(lam) P'`` and Omega the first divided
+    differences of max(., 0) (1 on positive x positive, lam_i / (lam_i -
+    lam_j) on positive x non-positive, 0 on non-positive x non-positive)."""
+    n = y.size
+    lam, P = np.linalg.eigh(G + np.diag(y))
+    Omega = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if lam[i] > 0 and lam[j] > 0:
+                Omega[i, j] = 1.0
+            elif lam[i] > 0:
+                Omega[i, j] = lam[i] / (lam[i] - lam[j])
+            elif lam[j] > 0:
+                Omega[i, j] = lam[j] / (lam[j] - lam[i])
+    V = np.empty((n, n))
+    for j in range(n):
+        H = np.zeros((n, n))
+        H[j, j] = 1.0
+        V[:, j] = np.diag(P @ (Omega * (P.T @ H @ P)) @ P.T)
+    return V

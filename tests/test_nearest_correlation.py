@@ -443,7 +443,7 @@ def test_errors_name_the_input_or_parameter():
     with pytest.raises(ValueError, match="C contains inf"):
         NearestCorrelation().fit(bad)
     with pytest.raises(ValueError, match="'divergence' parameter"):
-        NearestCorrelation(divergence="frobenius").fit(C)
+        NearestCorrelation(divergence="euclidean").fit(C)
     with pytest.raises(ValueError, match="rank=5 exceeds n=4"):
         NearestCorrelation(rank=5).fit(C)
     with pytest.raises(ValueError, match="rank=2 with input='factor'"):

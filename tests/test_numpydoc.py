@@ -129,7 +129,7 @@ def _fits(name):
         return [cls(inner, preprocessor=X).fit(t)]
     if name == "NearestCorrelation":
         C = np.corrcoef(X.T) + 0.1 * np.eye(X.shape[1])
-        return [cls(divergence=d).fit(C) for d in ("logdet", "vonneumann")]
+        return [cls(divergence=d).fit(C) for d in ("logdet", "vonneumann", "frobenius")]
     if name == "KernelKMeans":
         return [cls(3, kernel=k, random_state=0).fit(X) for k in ("rbf", "linear")]
     if "random_state" in cls().get_params():

@@ -235,6 +235,11 @@ def test_every_engine_run_returns_a_projection_result():
         "vonneumann_nearest_correlation": [
             _engine.vonneumann_nearest_correlation(np.eye(4) + 0.1, tol=1e-8, max_iter=50,
                                                    verbose=0, owner="test")],
+        "frobenius_nearest_correlation": [
+            _engine.frobenius_nearest_correlation(
+                np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]]), tol=1e-8,
+                max_iter=50, solver=solver)
+            for solver in ("newton", "projections")],
     }
     assert set(results) == runs
     for name, outs in results.items():

@@ -13,6 +13,8 @@ compiled internals to the tests only and is not exported here);
 :mod:`._geometry` computes squared distances of pairs of rows,
 :mod:`._linear_rows` sets up the sweeps on general linear rows and
 :mod:`._unit_diagonal` those onto a unit diagonal;
+:mod:`._frobenius` solves the Frobenius-norm nearest correlation matrix
+(Qi & Sun's Newton method on its dual, or Higham's alternating projections);
 :mod:`._driver` runs sweeps until the dual variables stop moving and the
 optimality (KKT) conditions hold, and guards the state.  See
 ARCHITECTURE.md, layer 3, and the user guide, docs/user_guide/convergence.md
@@ -42,12 +44,14 @@ from ._driver import (
     warn_zero_length,
     zero_length_pairs,
 )
+from ._frobenius import FrobeniusResult, frobenius_nearest_correlation
 from ._geometry import pair_sqdist
 from ._linear_rows import LinearRows, linear_projections, row_values
 from ._unit_diagonal import logdet_nearest_correlation, vonneumann_nearest_correlation
 
 __all__ = [
     "ZERO_LENGTH_RTOL",
+    "FrobeniusResult",
     "LinearRows",
     "ProjectionResult",
     "UnitDiagonalResult",
@@ -56,6 +60,7 @@ __all__ = [
     "linear_projections",
     "logdet_nearest_correlation",
     "estimated_gains",
+    "frobenius_nearest_correlation",
     "lookahead_added",
     "lookahead_chosen",
     "max_squared_norm",

@@ -1,0 +1,485 @@
+r"""The nearest correlation matrix in a weighted Frobenius norm.
+
+The engine's set-up of ``NearestCorrelation(divergence='frobenius')``::
+
+    min_X  1/2 |W^1/2 (X - C) W^1/2|_F^2   s.t.  X_ii = 1,  X >= eig_min I,
+
+``W = diag(w)``, w > 0, ``0 <= eig_min < 1``.  With ``G = W^1/2 C W^1/2 -
+eig_min W``, ``b = (1 - eig_min) w`` and ``Z = W^1/2 (X - eig_min I) W^1/2``
+it is the problem of Qi & Sun (2006) with a general right-hand side b::
+
+    min_Z  1/2 |Z - G|_F^2   s.t.  diag(Z) = b,  Z >= 0,
+
+whose dual (Qi & Sun's dual problem; Malick 2004; Boyd & Xiao 2005) is the
+unconstrained minimisation of the convex, once continuously differentiable
+
+    theta(y) = 1/2 |Pi(G + diag y)|_F^2 - b'y,
+    F(y) = grad theta(y) = diag(Pi(G + diag y)) - b,
+
+Pi the projection onto the positive semidefinite cone.  At its minimiser
+``Z = Pi(G + diag y)`` and ``X = eig_min I + W^-1/2 Z W^-1/2`` (with W = I:
+``X = eig_min I + Pi(C - eig_min I + diag y)``).  Since ``X_ii - 1 = F_i /
+w_i``, the largest diagonal error of X is read off the dual gradient.
+
+Two solvers share this dual:
+
+- :func:`_newton`: the semismooth Newton method of Qi & Sun (2006) with the
+  preconditioned conjugate gradients of Borsdorf & Higham (2010).  F is
+  strongly semismooth; an element of its generalised Jacobian at y, with
+  ``G + diag y = P diag(lam) P'``, is (Qi & Sun, their Section 3)
+
+      V h = diag(P (Omega o (P' diag(h) P)) P'),
+
+  Omega the first divided differences of max(., 0) on lam: 1 on
+  positive x positive, ``lam_i / (lam_i - lam_j)`` on positive x
+  non-positive, 0 on non-positive x non-positive.  :class:`_Spectrum`
+  applies V in O(n^2 min(r, n - r)) (r positive eigenvalues; the complement
+  ``V h = h - diag(P ((E - Omega) o (P' diag(h) P)) P')`` when r > n / 2, as
+  Qi & Sun do) and forms its diagonal, the Jacobi preconditioner of Borsdorf
+  & Higham, in O(n r (n - r)) once per Newton iteration.
+- :func:`_projections`: Higham's (2002) alternating projections with
+  Dykstra's correction (his Section 3, the W-norm algorithm), here in the
+  equivalent dual form ``y <- y - F(y)`` (see :func:`_projections`).
+
+References (the two Newton papers are not in this project's shared/papers:
+they are cited by their content, not by equation numbers):
+H. Qi, D. Sun. A quadratically convergent Newton method for computing the
+nearest correlation matrix. SIAM J. Matrix Anal. Appl. 28(2):360-385, 2006.
+R. Borsdorf, N. J. Higham. A preconditioned Newton algorithm for the nearest
+correlation matrix. IMA J. Numer. Anal. 30(1):94-107, 2010.
+N. J. Higham. Computing the nearest correlation matrix - a problem from
+finance. IMA J. Numer. Anal. 22(3):329-343, 2002.
+"""
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg
+from sklearn.exceptions import ConvergenceWarning
+
+from ._driver import UnitDiagonalResult
+
+#: Armijo's constant of the line search on theta.
+ARMIJO = 1e-4
+#: Largest number of halvings of the Newton step before the gradient step.
+MAX_BACKTRACK = 30
+#: Upper bound of the forcing term: the conjugate gradients stop when the
+#: residual is below ``min(CG_FORCING, |F| / |b|) |F|``.
+CG_FORCING = 1e-2
+#: Largest number of conjugate-gradient steps per Newton iteration.
+CG_MAX_STEPS = 200
+#: Upper bound of the regularisation ``mu = min(REGULARISATION, |F| / |b|)``
+#: added to V (Qi & Sun's perturbed Newton system ``(V + mu I) d = -F``).
+REGULARISATION = 1e-6
+#: Iterations without a smaller diagonal error, at rounding level, after
+#: which Newton's method stops short of tol.
+STALL_ITERATIONS = 5
+
+
+@dataclass
+class FrobeniusResult(UnitDiagonalResult):
+    """A :class:`UnitDiagonalResult` of the Frobenius-norm problem.
+
+    ``correlation`` (and ``state``) is X, ``dual`` is y, ``divergence`` is
+    ``1/2 |W^1/2 (X - C) W^1/2|_F^2``, ``diag`` the diagonal of X as
+    returned, ``n_iter`` Newton iterations or projection iterations.
+
+    Attributes
+    ----------
+    min_eigenvalue : float
+        Smallest eigenvalue of X from the final eigendecomposition (exact
+        arithmetic on its factors: ``eig_min`` when some eigenvalue of
+        ``G + diag y`` is clipped).
+    rank : int
+        Number of eigenvalues of ``X - eig_min I`` above rounding level.
+    scale : float
+        An upper bound of the largest eigenvalue of X (at least 1): the scale
+        of the eigenvalue test of convergence.
+    """
+
+    min_eigenvalue: float = 0.0
+    rank: int = 0
+    scale: float = 1.0
+
+
+def _eigh(G, y):
+    """Eigenvalues (ascending) and eigenvectors of ``G + diag(y)``: LAPACK's
+    divide and conquer (``dsyevd``), then MRRR, then QR if one fails."""
+    n = y.size
+    for driver in ("evd", "evr", "ev"):
+        M = G.copy()
+        M.flat[::n + 1] += y
+        try:
+            # (M.T: the same symmetric matrix in Fortran order, overwritten in place)
+            return linalg.eigh(M.T, driver=driver, overwrite_a=True, check_finite=False)
+        except (linalg.LinAlgError, ValueError):
+            continue
+    raise linalg.LinAlgError("the eigendecomposition of G + diag(y) did not converge")
+
+
+class _Spectrum:
+    r"""``G + diag(y) = P diag(lam) P'`` and what both solvers read from it.
+
+    Eigenvalues in ascending order: the first ``s`` are <= 0, the last
+    ``r = n - s`` positive; ``P2 = P[:, :s]``, ``P1 = P[:, s:]``.
+
+    Attributes
+    ----------
+    diag_z : ndarray of shape (n,)
+        ``diag(Pi(G + diag y))``: ``(P1 o P1) lam_+`` in O(n r), or
+        ``diag(G) + y - (P2 o P2) lam_-`` in O(n s) when s < r.
+    theta : float
+        The dual objective ``1/2 sum lam_+^2 - b'y``.
+    size : float
+        ``1/2 sum lam_+^2 + |b|'|y|``: the magnitude of the terms of theta,
+        for its rounding error.
+    """
+
+    def __init__(self, G, diag_g, b, y):
+        n = y.size
+        lam, P = _eigh(G, y)
+        self.y, self.lam, self.P = y, lam, P
+        s = int(np.searchsorted(lam, 0.0, side="right"))
+        self.s, self.r = s, n - s
+        pos, neg = lam[s:], lam[:s]
+        if self.r <= s:
+            self.diag_z = (P[:, s:] ** 2) @ pos
+        else:
+            self.diag_z = diag_g + y - (P[:, :s] ** 2) @ neg
+        half = 0.5 * float(pos @ pos)
+        by = float(b @ y)
+        self.theta = half - by
+        self.size = half + float(np.abs(b) @ np.abs(y))
+        self._tau = None
+
+    @property
+    def tau(self):
+        """The positive x non-positive block of Omega (r x s):
+        ``lam_i / (lam_i - lam_j)``, in [0, 1]."""
+        if self._tau is None:
+            pos, neg = self.lam[self.s:], self.lam[:self.s]
+            self._tau = pos[:, None] / (pos[:, None] - neg[None, :])
+        return self._tau
+
+    def hessian_product(self, h):
+        """``V h = diag(P (Omega o (P' diag(h) P)) P')`` in O(n^2 min(r, s)).
+
+        With ``K = P1' diag(h) P2`` (r x s), ``r <= s``::
+
+            V h = rowsum(P1 o (P1 (P1' diag(h) P1) + 2 P2 (tau o K)'))
+
+        and otherwise, from ``E - Omega`` (0, 1 - tau, 1 on the blocks)::
+
+            V h = h - rowsum(P2 o (P2 (P2' diag(h) P2) + 2 P1 ((1 - tau) o K))).
+        """
+        s, r = self.s, self.r
+        if r == 0:
+            return np.zeros_like(h)
+        if s == 0:
+            return h.copy()
+        P1, P2 = self.P[:, s:], self.P[:, :s]
+        hP2 = P2 * h[:, None]
+        K = P1.T @ hP2
+        if r <= s:
+            A = P1.T @ (P1 * h[:, None])
+            T = P1 @ A
+            T += 2.0 * (P2 @ (self.tau * K).T)
+            return np.einsum("ij,ij->i", P1, T)
+        A = P2.T @ hP2
+        T = P2 @ A
+        T += 2.0 * (P1 @ ((1.0 - self.tau) * K))
+        return h - np.einsum("ij,ij->i", P2, T)
+
+    def hessian_diagonal(self):
+        """``diag(V)_i = sum_kl P_ik^2 Omega_kl P_il^2``, the Jacobi
+        preconditioner (Borsdorf & Higham 2010): with ``Q = P o P``,
+        ``(Q1 1)^2 + 2 rowsum(Q1 o (Q2 tau'))``, O(n r s) and no n x n x n
+        work per conjugate-gradient step."""
+        s, r = self.s, self.r
+        Q1 = self.P[:, s:] ** 2
+        d = Q1.sum(axis=1) ** 2
+        if r and s:
+            d += 2.0 * np.einsum("ij,ij->i", Q1, (self.P[:, :s] ** 2) @ self.tau.T)
+        return d
+
+
+def _pcg(spectrum, rhs, mu, atol, max_steps):
+    """Jacobi-preconditioned conjugate gradients for ``(V + mu I) d = rhs``.
+
+    Stops when the residual is at most ``atol``, after ``max_steps`` steps,
+    or on a direction of non-positive curvature (V is only positive
+    semidefinite).  Returns ``(d, steps)``.
+    """
+    dinv = 1.0 / np.maximum(spectrum.hessian_diagonal() + mu, 1e-12)
+    d = np.zeros_like(rhs)
+    res = rhs.copy()
+    z = dinv * res
+    p = z.copy()
+    rz = float(res @ z)
+    steps = 0
+    while steps < max_steps and np.sqrt(float(res @ res)) > atol:
+        Ap = spectrum.hessian_product(p)
+        Ap += mu * p
+        pAp = float(p @ Ap)
+        if not pAp > 0.0:
+            break
+        steps += 1
+        a = rz / pAp
+        d += a * p
+        res -= a * Ap
+        z = dinv * res
+        rz_new = float(res @ z)
+        p *= rz_new / rz
+        p += z
+        rz = rz_new
+    return d, steps
+
+
+def _newton(G, diag_g, b, w, y, *, tol, max_iter, verbose, owner):
+    """Qi & Sun's Newton method on theta, from ``y`` (not modified).
+
+    Each iteration solves ``(V + mu I) d = -F`` inexactly by
+    :func:`_pcg` (``mu = min(REGULARISATION, |F| / |b|)``, forcing term
+    ``min(CG_FORCING, |F| / |b|)``: Qi & Sun's choices up to the scaling by
+    |b|) and backtracks along d (Armijo on theta, halving).
+
+    Departures from the paper: (i) the test is ``max_i |F_i / w_i| <= tol``,
+    the largest diagonal error of X, not a bound on |F|; (ii) near the
+    solution the decrease of theta falls below its rounding error: a step
+    whose Armijo test cannot be decided at that level is taken when it does
+    not increase |F|; (iii) when no halving is accepted (rounding, or a CG
+    direction that is not one of descent) the gradient step ``d = -F``, which
+    always decreases theta (F is 1-Lipschitz) and is one iteration of the
+    alternating projections, is taken instead.
+
+    Returns ``(spectrum, n_iter, history)``: the decomposition at the last
+    iterate and the largest diagonal error after each iteration.
+    """
+    n = y.size
+    spec = _Spectrum(G, diag_g, b, y)
+    F = spec.diag_z - b
+    err = float(np.max(np.abs(F / w), initial=0.0))
+    history = [err]
+    if err <= tol:
+        return spec, 0, history
+    bnorm = float(np.linalg.norm(b))
+    best, stalled = err, 0
+    max_steps = min(n, CG_MAX_STEPS)
+    t0 = time.perf_counter()
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):
+        fnorm = float(np.linalg.norm(F))
+        rel = fnorm / bnorm
+        mu = min(REGULARISATION, rel)
+        d, steps = _pcg(spec, -F, mu, min(CG_FORCING, rel) * fnorm, max_steps)
+        slope = float(F @ d)
+        gradient = not slope < 0.0
+        if gradient:
+            d, slope = -F, -fnorm * fnorm
+        rounding = 1e2 * np.finfo(float).eps * spec.size
+        step, new = 1.0, None
+        for _ in range(MAX_BACKTRACK + 1):
+            trial = _Spectrum(G, diag_g, b, spec.y + step * d)
+            decrease = spec.theta - trial.theta
+            if decrease >= -ARMIJO * step * slope:
+                new = trial
+                break
+            if -ARMIJO * step * slope <= rounding:
+                # the test cannot be decided at rounding level: |F| decides
+                if np.linalg.norm(trial.diag_z - b) <= fnorm:
+                    new = trial
+                break
+            step /= 2.0
+        if new is None:
+            # (no halving accepted: the gradient step, one projection iteration)
+            gradient, step = True, 1.0
+            new = _Spectrum(G, diag_g, b, spec.y - F)
+        spec = new
+        F = spec.diag_z - b
+        err = float(np.max(np.abs(F / w), initial=0.0))
+        history.append(err)
+        if verbose:
+            kind = "gradient step" if gradient else f"{steps} CG steps, step {step:.3g}"
+            print(f"[{owner}] Newton iteration {n_iter}: largest diagonal error "
+                  f"{err:.3e}, {spec.r} positive eigenvalues, {kind}, "
+                  f"{time.perf_counter() - t0:.2f}s")
+        if err <= tol:
+            break
+        if err < best:
+            best, stalled = err, 0
+        else:
+            stalled += 1
+            if stalled >= STALL_ITERATIONS and -slope <= 1e3 * rounding:
+                break
+    return spec, n_iter, history
+
+
+def _projections(G, diag_g, b, w, y, *, tol, max_iter, verbose, owner):
+    """Higham's (2002) alternating projections with Dykstra's correction, in
+    the coordinates ``Z = W^1/2 (X - eig_min I) W^1/2`` where both of his
+    W-norm projections are the Frobenius ones (onto ``diag(Z) = b``: set the
+    diagonal; onto ``Z >= 0``: Pi).
+
+    His iteration ``R_k = Y_{k-1} - dS_{k-1}``, ``X_k = Pi(R_k)``,
+    ``dS_k = X_k - R_k``, ``Y_k = X_k`` with its diagonal set to b, gives
+    ``R_{k+1} = R_k + diag(b - diag(X_k))``: Dykstra's corrections only ever
+    move the diagonal, so ``R_k = G + diag(y_k)`` and the iteration is
+    ``y <- y - F(y)``, the gradient method with unit step on theta.  Written
+    so, an iteration needs one eigendecomposition and ``diag(X_k)`` (O(n r)),
+    not the n x n products of the matrix form.  Departure: it starts from
+    ``y = b - diag(G)`` (Higham: ``R_1 = G``, i.e. y = 0), the same start when
+    C has a unit diagonal.  The iterate returned is ``X_k`` (the PSD one),
+    stopped when its diagonal is within tol of 1.
+
+    Returns ``(spectrum, n_iter, history)``.
+    """
+    spec = _Spectrum(G, diag_g, b, y)
+    F = spec.diag_z - b
+    err = float(np.max(np.abs(F / w), initial=0.0))
+    history = [err]
+    n_iter = 0
+    t0 = time.perf_counter()
+    while err > tol and n_iter < max_iter:
+        n_iter += 1
+        spec = _Spectrum(G, diag_g, b, spec.y - F)
+        F = spec.diag_z - b
+        err = float(np.max(np.abs(F / w), initial=0.0))
+        history.append(err)
+        if verbose:
+            print(f"[{owner}] projection iteration {n_iter}: largest diagonal error "
+                  f"{err:.3e}, {spec.r} positive eigenvalues, "
+                  f"{time.perf_counter() - t0:.2f}s")
+    return spec, n_iter, history
+
+
+def _correlation(C, G, diag_g, w, eig_min, spec, unit_weights):
+    """X from the final decomposition: ``eig_min I + W^-1/2 Z W^-1/2`` with
+    ``Z = B B'``, ``B = P1 diag(lam_+)^1/2`` (positive semidefinite by
+    construction), or, when no eigenvalue is clipped (``Z = G + diag y``
+    exactly), C itself with the diagonal ``(diag(G) + y) / w + eig_min``."""
+    n = C.shape[0]
+    if spec.s == 0:
+        X = (C + C.T) / 2
+        X[np.diag_indices(n)] = (diag_g + spec.y) / w + eig_min
+        return X
+    B = spec.P[:, spec.s:] * np.sqrt(spec.lam[spec.s:])
+    if not unit_weights:
+        B /= np.sqrt(w)[:, None]
+    X = B @ B.T
+    X = (X + X.T) / 2
+    X[np.diag_indices(n)] += eig_min
+    return X
+
+
+def _min_eigenvalue(spec, w, eig_min, unit_weights):
+    """Smallest eigenvalue of X from the decomposition: ``eig_min`` when some
+    eigenvalue of ``G + diag y`` is clipped (``X - eig_min I`` has rank r <
+    n), else ``eig_min + lam_min`` (W = I) or ``eig_min`` plus the smallest
+    eigenvalue of ``W^-1/2 (G + diag y) W^-1/2`` (one more O(n^3) step, only
+    in that case)."""
+    if spec.s > 0:
+        return float(eig_min)
+    if unit_weights:
+        return float(eig_min + spec.lam[0])
+    d = 1.0 / np.sqrt(w)
+    B = spec.P * (np.sqrt(spec.lam) * 1.0)
+    B *= d[:, None]
+    low = linalg.eigvalsh(B @ B.T, subset_by_index=[0, 0], check_finite=False)
+    return float(eig_min + low[0])
+
+
+def frobenius_nearest_correlation(C, *, weights=None, eig_min=0.0, tol, max_iter,
+                                  solver="newton", verbose=0, owner="NearestCorrelation"):
+    r"""The nearest correlation matrix to C in the W-weighted Frobenius norm,
+    with its eigenvalues at least ``eig_min``.
+
+    Parameters
+    ----------
+    C : ndarray of shape (n, n)
+        Symmetric (checked by the caller).
+    weights : ndarray of shape (n,) or None
+        The positive diagonal of W (checked by the caller); None: W = I.
+    eig_min : float
+        Lower bound on the eigenvalues of X, in [0, 1).
+    tol : float
+        Stop when ``max_i |X_ii - 1| <= tol``.
+    max_iter : int
+        Newton iterations, or projection iterations.
+    solver : {'newton', 'projections'}
+        :func:`_newton` or :func:`_projections`.
+    verbose : int
+        Print one line per iteration.
+    owner : str
+        The estimator's name, for messages.
+
+    Returns
+    -------
+    FrobeniusResult
+        X (``correlation``), y (``dual``), the diagonal of X, the
+        objective (``divergence``), ``min_eigenvalue``, ``rank``,
+        ``n_iter``, ``converged`` (diagonal error of X as returned <= tol
+        and smallest eigenvalue >= ``eig_min - 1e-12 scale``), ``method``.
+    """
+    C = np.asarray(C, dtype=np.float64)
+    n = C.shape[0]
+    unit_weights = weights is None
+    w = np.ones(n) if unit_weights else np.asarray(weights, dtype=np.float64)
+    if unit_weights:
+        G = C - eig_min * np.eye(n) if eig_min else C.copy()
+    else:
+        sw = np.sqrt(w)
+        G = sw[:, None] * C * sw[None, :]
+        G.flat[::n + 1] -= eig_min * w
+    G = (G + G.T) / 2
+    diag_g = np.diag(G).copy()
+    b = (1.0 - eig_min) * w
+    # Qi & Sun's start: diag(G + diag y0) = b, i.e. C with a unit diagonal
+    y0 = b - diag_g
+    run = _newton if solver == "newton" else _projections
+    spec, n_iter, history = run(G, diag_g, b, w, y0, tol=tol, max_iter=max_iter,
+                                verbose=verbose, owner=owner)
+    X = _correlation(C, G, diag_g, w, eig_min, spec, unit_weights)
+    del G
+    diag = np.diag(X).copy()
+    max_err = float(np.abs(diag - 1.0).max(initial=0.0))
+    lam_max = float(spec.lam[-1]) if n else 0.0
+    scale = max(1.0, eig_min + max(lam_max, 0.0) / float(w.min()))
+    min_eig = _min_eigenvalue(spec, w, eig_min, unit_weights) if n else float(eig_min)
+    tiny = n * np.finfo(float).eps * max(float(np.abs(spec.lam).max(initial=0.0)), 1e-300)
+    rank = int(np.count_nonzero(spec.lam > tiny))
+    diag_ok = max_err <= tol
+    eig_ok = min_eig >= eig_min - 1e-12 * scale
+    converged = diag_ok and eig_ok
+    if not converged:
+        what = "Newton iterations" if solver == "newton" else "projection iterations"
+        problems = []
+        if not diag_ok:
+            problems.append(f"the largest diagonal error |X_ii - 1| is {max_err:.3g} "
+                            f"(tol={tol:g})")
+        if not eig_ok:
+            problems.append(f"the smallest eigenvalue {min_eig:.3g} is below "
+                            f"eig_min={eig_min:g}")
+        if n_iter >= max_iter:
+            advice = (f"it stopped at max_iter={max_iter} {what}: increase max_iter"
+                      + (", or use solver='newton'" if solver != "newton" else ""))
+        else:
+            advice = (f"it stopped after {n_iter} {what} with the error at rounding "
+                      "level: use a larger tol")
+        warnings.warn(f"{owner} (divergence='frobenius') did not converge: "
+                      f"{' and '.join(problems)}; {advice}.", ConvergenceWarning,
+                      stacklevel=3)
+    E = X - C
+    if not unit_weights:
+        sw = np.sqrt(w)
+        E *= sw[:, None]
+        E *= sw[None, :]
+    objective = 0.5 * float(np.sum(E * E))
+    del E
+    return FrobeniusResult(
+        state=X, log_state=False, dual=spec.y.copy(), targets=np.ones(n),
+        n_iter=int(n_iter), converged=bool(converged), skipped=np.zeros(n, bool),
+        history=history, n_projections=0, max_violation=max_err, diag=diag,
+        divergence=objective, correlation=X, method=solver, min_eigenvalue=min_eig,
+        rank=rank, scale=scale)
