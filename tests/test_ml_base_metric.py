@@ -84,7 +84,10 @@ def test_itml():
                 "n_constraints": None,
                 # metric-learn: fit(..., bounds=None), the 5th / 95th percentiles
                 "bounds": "percentile", "epsilon": 0.25, "unlabeled": -1,
-                "order": "random"}
+                "order": "random",
+                # ours: the window of a partial_fit stream (metric-learn has no
+                # partial_fit)
+                "max_constraints": None}
     assert ITMLTransformer().get_params() == defaults
     with sklearn.config_context(print_changed_only=False):
         args = ",".join(f"{key}={value!r}" for key, value in sorted(defaults.items()))

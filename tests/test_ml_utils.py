@@ -957,10 +957,15 @@ def test_check_collapsed_pairs_raises_error(estimator):
     assert str(e.value) == "pairs: row 1 joins a point to itself."
 
 
+# differs on purpose: 1 / 0 labels (scikit-learn's LabelEncoder encoding, which
+# cross_val_predict passes) are accepted in place of +1 / -1 (issue 28); labels mixing
+# the two encodings stand in for metric-learn's random 0 / 1 labels
 WRONG_LABELS = [[0.5, 0.6, 0.7, 0.8, 0.9],
                 np.random.RandomState(42).randn(5),
-                np.random.RandomState(42).choice([0, 1], size=5)]
+                np.array([0, 1, -1, 1, 0])]
 LABELS_MSG = "y must hold +1 (similar) and -1 (dissimilar) for each pair; got "
+LABELS_NOTE = (" 1 and 0 are accepted in place of +1 and -1 (the encoding scikit-learn's "
+               "cross_val_predict passes), but not -1 and 0 together.")
 
 
 # ports: test_check_y_valid_values_for_pairs
@@ -970,7 +975,7 @@ def test_check_y_valid_values_for_pairs(wrong_labels):
         check_pair_labels(wrong_labels, 5)
     # differs on purpose: the message lists the values found
     values = np.unique(np.asarray(wrong_labels).astype(str)).tolist()[:5]
-    assert str(raised_error.value) == f"{LABELS_MSG}{values}."
+    assert str(raised_error.value) == f"{LABELS_MSG}{values}.{LABELS_NOTE}"
 
 
 # ports: test_check_input_invalid_tuples_without_preprocessor
@@ -1006,7 +1011,7 @@ def test_check_input_pairs_learners_invalid_y(estimator, with_preprocessor):
     else:
         pairs = X[pairs]
     wrong_labels_list = [y + 0.5, np.random.RandomState(42).randn(len(y)),
-                         np.random.RandomState(42).choice([0, 1], size=len(y))]
+                         np.where(np.arange(len(y)) % 3 == 0, 0, y)]  # -1 and 0 mixed
     for wrong_labels in wrong_labels_list:
         with pytest.raises(ValueError) as raised_error:
             model.fit(pairs, wrong_labels)

@@ -163,7 +163,7 @@ def test_callable_preprocessor_and_linear_map(iris):
 
 
 @pytest.mark.parametrize("pairs,y,match", [
-    (np.array([[0, 1], [1, 2]]), [1, 0], "y must hold"),
+    (np.array([[0, 1], [1, 2]]), [-1, 0], "y must hold"),
     (np.zeros((2, 3)), [1, -1], "tuples of 2 points expected"),
     (np.array([[0, 1], [1, 200]]), [1, -1], "outside"),
     (np.array([[0, 0], [1, 2]]), [1, -1], "to itself"),

@@ -198,7 +198,7 @@ def test_repeated_point_triplet_and_bad_y(wine):
     with pytest.raises(ValueError, match="y has 2 entries but there are 30 triplets"):
         TripletClassifier(sklr()).fit(Xtr[ttr[:30]], [1, -1])
     with pytest.raises(ValueError, match=r"y must hold \+1"):
-        TripletClassifier(sklr()).fit(Xtr[ttr[:30]], np.zeros(30))
+        TripletClassifier(sklr()).fit(Xtr[ttr[:30]], np.full(30, 2))
     with pytest.raises(ValueError, match="estimator"):
         TripletClassifier("SKLR").fit(Xtr[ttr[:30]])
 

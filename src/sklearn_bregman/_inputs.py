@@ -13,7 +13,9 @@ everywhere and a bad one gets the same message:
   NaN and inf refused (scikit-learn's ``check_array``);
 - :class:`Preprocessor`: identifiers to rows, through an array (integer
   indices into its rows) or a callable (any hashable identifiers: file
-  names, database keys), whose output is checked against the identifiers;
+  names, database keys), whose output is checked against the identifiers
+  (one 2-D row per identifier: a ValueError naming the preprocessor and
+  both counts otherwise; sparse rows are densified);
 - :func:`check_tuples`: either form as points;
 - :func:`points_of`: a ``fit`` / ``transform`` argument ``X`` given as a 1-D
   array of identifiers, through the estimator's ``preprocessor``.
@@ -22,7 +24,7 @@ The forms are metric-learn's (``preprocessor``, ``(n, 2)`` index pairs), so
 that code written for it runs here unchanged.
 """
 
-from numbers import Integral
+from numbers import Integral, Number
 
 import numpy as np
 import scipy.sparse as sp
@@ -71,7 +73,11 @@ def tuple_form(tuples, size, name="pairs", preprocessor=None):
     expected = (f"{name} must have shape (n_{name}, {size}, n_features) (points) or "
                 f"(n_{name}, {size}) (identifiers of points, with a preprocessor)")
     if len(shape) == 0:
-        raise ValueError(f"{expected}; got a scalar, {tuples!r}.")
+        if tuples is None or isinstance(tuples, (Number, str, bytes, np.generic, np.ndarray)):
+            raise ValueError(f"{expected}; got a scalar, {tuples!r}.")
+        # (a generator, a set, a dict: numpy sees one object, not rows)
+        raise ValueError(f"{expected}; got an object of type {type(tuples).__name__}, "
+                         "not an array or a list of tuples.")
     if len(shape) not in (2, 3):
         raise ValueError(f"{expected}; got a {len(shape)}-D array of shape {shape}.")
     if shape[1] != size and len(shape) == 2 and preprocessor is None:
@@ -222,6 +228,8 @@ class Preprocessor:
                 f"(it was called on the identifiers of {name}, a 1-D array of "
                 f"{ids.shape[0]} values of dtype {ids.dtype})."
             ) from exc
+        if sp.issparse(out):  # rows of a sparse matrix: densified, as tuples are
+            out = out.toarray()
         if np.ndim(out) != 2:
             raise ValueError(
                 f"{self.owner}: the preprocessor returned a {np.ndim(out)}-D array of "

@@ -9,14 +9,14 @@ constraints, and a held-out pair is scored by its learned squared distance.
 """
 
 import inspect
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from ._inputs import tuple_form
 from ._sklearn_compat import (
@@ -27,7 +27,7 @@ from ._sklearn_compat import (
     fit_context,
     validate_parameter_constraints,
 )
-from ._tuples import TupleMetaEstimator, unique_points
+from ._tuples import TupleMetaEstimator, check_tuple_labels, unique_points
 from .constraints import PairConstraints
 
 __all__ = ["PairClassifier", "PairKFold"]
@@ -58,6 +58,13 @@ def check_threshold_parameters(caller, **params):
     'max_tnr' given a ``min_rate``."""
     validate_parameter_constraints(
         {k: THRESHOLD_PARAMETERS[k] for k in params}, params, caller_name=caller)
+    # (scikit-learn's Interval refuses NaN and, open at both ends, +-inf; said
+    # again here so that the rule does not rest on how an Interval treats them)
+    threshold = params.get("threshold")
+    if threshold is not None and not np.isfinite(threshold):
+        raise InvalidParameterError(
+            f"The 'threshold' parameter of {caller} must be a finite float or None. "
+            f"Got {threshold!r} instead.")
     if params.get("strategy") in ("max_tpr", "max_tnr") and params.get(
             "min_rate", 0) is None:
         raise InvalidParameterError(
@@ -65,21 +72,14 @@ def check_threshold_parameters(caller, **params):
             "must keep (a float in [0, 1]).")
 
 
-def check_pair_labels(y, n_pairs):
-    """``y`` of pairs: +1 (similar) / -1 (dissimilar), one per pair."""
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] != n_pairs:
-        raise ValueError(f"y has {y.shape[0]} entries but there are {n_pairs} pairs.")
-    try:
-        ok = np.isin(y, (-1, 1)).all()
-    except TypeError:
-        ok = False
-    if not ok:
-        raise ValueError(
-            "y must hold +1 (similar) and -1 (dissimilar) for each pair; got "
-            f"{np.unique(y.astype(str)).tolist()[:5]}."
-        )
-    return y.astype(np.int8)
+def check_pair_labels(y, n_pairs, *, return_classes=False):
+    """``y`` of pairs: +1 (similar) / -1 (dissimilar), one per pair, or 1 / 0
+    (0 for dissimilar: scikit-learn's ``LabelEncoder`` encoding, which
+    ``cross_val_predict`` passes); as signs +1 / -1, and with
+    ``return_classes`` the encoding (:func:`~._tuples.check_tuple_labels`)."""
+    signs, classes = check_tuple_labels(y, n_pairs, "pairs",
+                                        "+1 (similar) and -1 (dissimilar)")
+    return (signs, classes) if return_classes else signs
 
 
 class PairClassifier(TupleMetaEstimator):
@@ -113,7 +113,14 @@ class PairClassifier(TupleMetaEstimator):
     Parameters
     ----------
     estimator : estimator object
-        A pair learner of the suite (cloned in ``fit``).
+        A pair learner, whose ``fit`` takes the pairs as
+        ``fit(X, constraints=...)`` (cloned in ``fit``):
+        :class:`~sklearn_bregman.ITMLTransformer`,
+        :class:`~sklearn_bregman.LogDetKernelLearner`,
+        :class:`~sklearn_bregman.VonNeumannKernelLearner` or
+        :class:`~sklearn_bregman.DefiniteBoost`.  Anything else (``PCA``,
+        ``KMeans``, :class:`~sklearn_bregman.SKLRClusterer`) is refused at
+        ``fit`` with an InvalidParameterError.
     preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
         Where index pairs point to; ``None``: pairs are given as points.
     threshold : float, default=None
@@ -141,7 +148,11 @@ class PairClassifier(TupleMetaEstimator):
     threshold_ : float
         The decision threshold in use.
     classes_ : ndarray of shape (2,)
-        ``[-1, 1]``.
+        ``[-1, 1]``, or ``[0, 1]`` when fitted on labels 1 / 0 (the encoding
+        scikit-learn's ``cross_val_predict`` passes with
+        ``method='decision_function'``): dissimilar, then similar, so that
+        ``decision_function`` scores ``classes_[1]`` as scikit-learn's
+        binary classifiers do.
     n_features_in_ : int
         Features of a point.
 
@@ -190,7 +201,9 @@ class PairClassifier(TupleMetaEstimator):
         pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
             Point pairs, or index pairs into ``preprocessor``.
         y : array-like of shape (n_pairs,)
-            +1 for a similar pair, -1 for a dissimilar one.
+            +1 for a similar pair, -1 for a dissimilar one; or 1 and 0 (0
+            for dissimilar), as scikit-learn's ``cross_val_predict`` encodes
+            them.  ``classes_`` and ``predict`` follow the encoding.
 
         Returns
         -------
@@ -216,7 +229,9 @@ class PairClassifier(TupleMetaEstimator):
         pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
             Point pairs, or index pairs into ``preprocessor``.
         y : array-like of shape (n_pairs,)
-            +1 for a similar pair, -1 for a dissimilar one.
+            +1 for a similar pair, -1 for a dissimilar one; or 1 and 0, as
+            in :meth:`fit`.  The encoding of the first call's ``y`` (``[-1,
+            1]`` unless it holds a 0) stays: later batches must use it.
 
         Returns
         -------
@@ -229,8 +244,17 @@ class PairClassifier(TupleMetaEstimator):
         """``fit``, or a ``partial_fit`` call (``partial``)."""
         check_threshold_parameters(type(self).__name__, strategy=self.strategy,
                                    min_rate=self.min_rate)
+        self._check_learner()
         tuple_form(pairs, 2, "pairs", self.preprocessor)
-        y = check_pair_labels(y, len(pairs))
+        y, classes = check_pair_labels(y, len(pairs), return_classes=True)
+        if partial and hasattr(self, "estimator_"):
+            used = np.unique(np.where(y == 1, 1, classes[0]))
+            if not np.isin(used, self.classes_).all():
+                raise ValueError(
+                    f"y: this batch labels pairs {used.tolist()} but the first "
+                    f"partial_fit call set classes_ to {self.classes_.tolist()}; "
+                    "keep one encoding, +1 / -1 or 1 / 0, throughout the stream.")
+            classes = self.classes_
         X, rows = self._training_set(pairs)
         i, j = rows[:, 0], rows[:, 1]
         if (i == j).any():
@@ -244,7 +268,7 @@ class PairClassifier(TupleMetaEstimator):
                 self.estimator_ = clone(self.estimator)
             self.estimator_.partial_fit(X, constraints=constraints)
         self.n_features_in_ = X.shape[1]
-        self.classes_ = np.array([-1, 1])
+        self.classes_ = classes
         self._keep_embedding(pairs, X)
         self._set_linear_attributes()
         if self.threshold is None:
@@ -272,10 +296,11 @@ class PairClassifier(TupleMetaEstimator):
         return -self._pair_sqdist(pairs)
 
     def predict(self, pairs):
-        """Predict +1 (similar) or -1 (dissimilar) for each pair.
+        """Predict similar (+1) or dissimilar (-1) for each pair.
 
         A pair is similar where ``decision_function`` is at least
-        ``threshold_``.
+        ``threshold_``.  The labels are those of ``classes_``: +1 / -1, or
+        1 / 0 if the estimator was fitted on 1 / 0.
 
         Parameters
         ----------
@@ -285,9 +310,39 @@ class PairClassifier(TupleMetaEstimator):
         Returns
         -------
         ndarray of shape (n_pairs,)
-            +1 or -1 for each pair.
+            ``classes_[1]`` (similar) or ``classes_[0]`` (dissimilar) for
+            each pair.
         """
-        return np.where(self.decision_function(pairs) >= self.threshold_, 1, -1)
+        return self._labels(self.decision_function(pairs) >= self.threshold_)
+
+    def score(self, pairs, y, sample_weight=None):
+        """Accuracy of :meth:`predict` on labelled pairs.
+
+        ``y`` is read as in :meth:`fit` (+1 / -1, or 1 / 0), whichever
+        encoding the estimator was fitted on: a pair counts as correct where
+        the prediction says similar and ``y`` says so too, or both say
+        dissimilar.
+
+        Parameters
+        ----------
+        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+            Point pairs, or index pairs into ``preprocessor``.
+        y : array-like of shape (n_pairs,)
+            +1 (or 1) for a similar pair, -1 (or 0) for a dissimilar one.
+        sample_weight : array-like of shape (n_pairs,), default=None
+            Weights of the pairs in the accuracy.
+
+        Returns
+        -------
+        float
+            The fraction (weighted by ``sample_weight``) predicted correctly.
+        """
+        from sklearn.metrics import accuracy_score
+
+        tuple_form(pairs, 2, "pairs", self.preprocessor)
+        signs = check_pair_labels(y, len(pairs))
+        pred = np.where(self.decision_function(pairs) >= self.threshold_, 1, -1)
+        return float(accuracy_score(signs, pred, sample_weight=sample_weight))
 
     def set_threshold(self, threshold):
         """Set ``threshold_``, the decision threshold, by hand.
@@ -344,7 +399,7 @@ class PairClassifier(TupleMetaEstimator):
         pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
             Point pairs, or index pairs into ``preprocessor``.
         y : array-like of shape (n_pairs,)
-            +1 / -1.
+            +1 (similar) / -1 (dissimilar), or 1 / 0, as in :meth:`fit`.
         strategy : {'accuracy', 'f_beta', 'max_tpr', 'max_tnr'}, default='accuracy'
             What the threshold maximises (above).
         beta : float, default=1.0
@@ -418,11 +473,13 @@ class PairKFold(BaseCrossValidator):
     Parameters
     ----------
     n_splits : int, default=3
-        Number of folds (at least 2).
+        Number of folds, an integer of at least 2 (a ValueError otherwise,
+        as scikit-learn's ``KFold``).
     shuffle : bool, default=True
         Deal the points into folds at random (``False``: in index order).
     random_state : int, RandomState instance or None, default=None
-        Seeds the dealing when ``shuffle``.
+        Seeds the dealing when ``shuffle`` (with ``shuffle=False`` it must be
+        left None, as in ``KFold``).
 
     Examples
     --------
@@ -435,10 +492,23 @@ class PairKFold(BaseCrossValidator):
     """
 
     def __init__(self, n_splits=3, *, shuffle=True, random_state=None):
-        if int(n_splits) < 2:
-            raise ValueError(f"n_splits must be at least 2; got {n_splits}.")
+        # KFold's checks, at construction, naming n_splits
+        if not isinstance(n_splits, Integral) or isinstance(n_splits, bool):
+            raise ValueError(
+                "PairKFold: n_splits, the number of folds, must be an integer of at "
+                f"least 2; got {n_splits!r} of type {type(n_splits).__name__}.")
+        if n_splits < 2:
+            raise ValueError(
+                "PairKFold: n_splits, the number of folds, must be an integer of at "
+                f"least 2 (one fold to test, one to train); got {n_splits}.")
+        if not isinstance(shuffle, (bool, np.bool_)):
+            raise TypeError(f"PairKFold: shuffle must be True or False; got {shuffle!r}.")
+        if not shuffle and random_state is not None:
+            raise ValueError(
+                "PairKFold: setting a random_state has no effect since shuffle is "
+                "False. Leave random_state to its default (None), or set shuffle=True.")
         self.n_splits = int(n_splits)
-        self.shuffle = shuffle
+        self.shuffle = bool(shuffle)
         self.random_state = random_state
 
     def get_n_splits(self, X=None, y=None, groups=None):

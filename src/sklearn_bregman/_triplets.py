@@ -11,10 +11,10 @@ in the learned kernel.
 
 import numpy as np
 from sklearn.base import clone
-from sklearn.utils.validation import column_or_1d
 
+from ._inputs import tuple_form
 from ._sklearn_compat import HasMethods, fit_context
-from ._tuples import TupleMetaEstimator
+from ._tuples import TupleMetaEstimator, check_tuple_labels
 
 __all__ = ["TripletClassifier"]
 
@@ -24,9 +24,11 @@ class TripletClassifier(TupleMetaEstimator):
 
     A meta-estimator around a learner that takes triplets,
     ``estimator.fit(X, triplets=T)`` with ``T`` of shape ``(n, 3)`` indices
-    into the rows of X, and maps points with ``transform`` (for now
-    :class:`~sklearn_bregman.SKLRClusterer`; any estimator with that ``fit``
-    and ``transform`` works the same way).  ``fit(triplets)`` fits a clone of
+    into the rows of X, and maps points with ``transform``
+    (:class:`~sklearn_bregman.SKLRClusterer`,
+    :class:`~sklearn_bregman.LogDetKernelLearner`,
+    :class:`~sklearn_bregman.VonNeumannKernelLearner`; any estimator with
+    that ``fit`` and ``transform`` works the same way).  ``fit(triplets)`` fits a clone of
     ``estimator`` with the training triplets as constraints, and a triplet's
     score is :math:`d(a, c) - d(a, b)`, with :math:`d` the learned squared
     distance.  Each triplet is a sample, so ``GridSearchCV`` tunes the inner
@@ -60,7 +62,13 @@ class TripletClassifier(TupleMetaEstimator):
     ----------
     estimator : estimator object
         A learner with ``fit(X, triplets=...)`` and ``transform`` (cloned in
-        ``fit``).
+        ``fit``): :class:`~sklearn_bregman.SKLRClusterer`,
+        :class:`~sklearn_bregman.LogDetKernelLearner` or
+        :class:`~sklearn_bregman.VonNeumannKernelLearner`.  A learner whose
+        ``fit`` has no ``triplets`` parameter
+        (:class:`~sklearn_bregman.ITMLTransformer`,
+        :class:`~sklearn_bregman.DefiniteBoost`, ``PCA``) is refused at
+        ``fit`` with an InvalidParameterError.
     preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
         Where index triplets point to; ``None``: triplets are given as points.
 
@@ -74,7 +82,9 @@ class TripletClassifier(TupleMetaEstimator):
         ``get_mahalanobis_matrix`` exists): ITML, or a learner with
         ``kernel='linear'``.  Not set otherwise.
     classes_ : ndarray of shape (2,)
-        ``[-1, 1]``.
+        ``[-1, 1]``, or ``[0, 1]`` when fitted on labels 1 / 0 (the encoding
+        scikit-learn's ``cross_val_predict`` passes with
+        ``method='decision_function'``): reversed, then holds.
     n_features_in_ : int
         Features of a point.
 
@@ -105,6 +115,8 @@ class TripletClassifier(TupleMetaEstimator):
     """
 
     _size, _name = 3, "triplets"
+    _fit_keyword = "triplets"
+    _learners = "SKLRClusterer, LogDetKernelLearner or VonNeumannKernelLearner"
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "transform"])],
@@ -129,16 +141,23 @@ class TripletClassifier(TupleMetaEstimator):
         y : array-like of shape (n_triplets,), default=None
             ``None`` (every triplet holds, as +1), or +1 / -1 for each: -1
             says the comparison is reversed (``a`` closer to ``c`` than to
-            ``b``), and that triplet is learned as ``a, c, b``.
+            ``b``), and that triplet is learned as ``a, c, b``.  1 / 0 (0
+            for reversed), as scikit-learn's ``cross_val_predict`` encodes
+            them, are accepted too; ``classes_`` and ``predict`` follow the
+            encoding.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
+        self._check_learner()
+        classes = np.array([-1, 1])
+        if y is not None:
+            tuple_form(triplets, 3, "triplets", self.preprocessor)
+            y, classes = self._check_y(y, len(triplets))
         X, rows = self._training_set(triplets)
         if y is not None:
-            y = self._check_y(y, len(rows))
             rows = rows.copy()
             flip = y == -1
             rows[flip, 1], rows[flip, 2] = rows[flip, 2], rows[flip, 1].copy()
@@ -152,22 +171,16 @@ class TripletClassifier(TupleMetaEstimator):
         # "a closer to b than to c" is the outlier triplet (a, b | c)
         self.estimator_ = clone(self.estimator).fit(X, triplets=rows)
         self.n_features_in_ = X.shape[1]
-        self.classes_ = np.array([-1, 1])
+        self.classes_ = classes
         self._keep_embedding(triplets, X)
         self._set_linear_attributes()
         return self
 
     @staticmethod
     def _check_y(y, n):
-        y = column_or_1d(y, warn=True)
-        if len(y) != n:
-            raise ValueError(f"y has {len(y)} entries but there are {n} triplets.")
-        if not np.isin(y, (-1, 1)).all():
-            raise ValueError(
-                "y must hold +1 (the comparison holds) or -1 (it is reversed) for "
-                f"each triplet; got {np.unique(y).tolist()[:5]}."
-            )
-        return y.astype(int)
+        """Signs +1 / -1 of ``y`` (+1 / -1 or 1 / 0) and its encoding."""
+        return check_tuple_labels(
+            y, n, "triplets", "+1 (the comparison holds) or -1 (it is reversed)")
 
     # -- scores --------------------------------------------------------------
 
@@ -209,9 +222,10 @@ class TripletClassifier(TupleMetaEstimator):
         Returns
         -------
         ndarray of shape (n_triplets,)
-            +1 or -1 for each triplet.
+            ``classes_[1]`` (+1, or 1) where the comparison holds,
+            ``classes_[0]`` (-1, or 0) elsewhere.
         """
-        return np.where(self.decision_function(triplets) > 0, 1, -1)
+        return self._labels(self.decision_function(triplets) > 0)
 
     def score(self, triplets, y=None, sample_weight=None):
         """Fraction of the triplets ordered correctly.
@@ -221,7 +235,9 @@ class TripletClassifier(TupleMetaEstimator):
         triplets : array-like of shape (n_triplets, 3, n_features) or (n_triplets, 3)
             Point triplets ``(a, b, c)``, or index triplets into ``preprocessor``.
         y : array-like of shape (n_triplets,), default=None
-            ``None``: every comparison is taken to hold (+1); else +1 / -1.
+            ``None``: every comparison is taken to hold (+1); else +1 / -1,
+            or 1 / 0 (read as in :meth:`fit`, whichever encoding the
+            estimator was fitted on).
         sample_weight : array-like of shape (n_triplets,), default=None
             Weights of the triplets in the accuracy.
 
@@ -232,6 +248,6 @@ class TripletClassifier(TupleMetaEstimator):
         """
         from sklearn.metrics import accuracy_score
 
-        pred = self.predict(triplets)
-        y = np.ones(len(pred), dtype=int) if y is None else self._check_y(y, len(pred))
+        pred = np.where(self.decision_function(triplets) > 0, 1, -1)
+        y = np.ones(len(pred), dtype=int) if y is None else self._check_y(y, len(pred))[0]
         return float(accuracy_score(y, pred, sample_weight=sample_weight))

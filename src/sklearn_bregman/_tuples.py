@@ -10,11 +10,12 @@ through the fitted learner.
 """
 
 import copy
+import inspect
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._inputs import (
     Preprocessor,
@@ -24,8 +25,57 @@ from ._inputs import (
     unique_identifiers,
 )
 from ._metric import MetricMixin
+from ._sklearn_compat import InvalidParameterError
 
-__all__ = ["TupleMetaEstimator", "unique_points"]
+__all__ = ["TupleMetaEstimator", "check_tuple_labels", "unique_points"]
+
+#: The two label encodings a tuple classifier takes: its own, +1 / -1, and
+#: 1 / 0, the one scikit-learn's tools pass (``cross_val_predict`` with
+#: ``method='decision_function'`` re-encodes y by ``LabelEncoder``).
+ENCODINGS = (np.array([-1, 1]), np.array([0, 1]))
+
+
+def check_tuple_labels(y, n, name, meaning):
+    """Labels of ``n`` tuples: +1 / -1, or 1 / 0 (0 in place of -1).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        The labels.
+    n : int
+        Tuples the labels go with.
+    name : str
+        The tuples' name ('pairs', 'triplets'), for messages.
+    meaning : str
+        What +1 and -1 mean, for messages.
+
+    Returns
+    -------
+    signs : ndarray of shape (n,), dtype int8
+        +1 / -1 (1 / 0 mapped to +1 / -1).
+    classes : ndarray of shape (2,)
+        The encoding ``y`` is in, sorted: ``[-1, 1]``, or ``[0, 1]`` when
+        ``y`` holds a 0 (``y`` of only 1 reads as ``[-1, 1]``).
+    """
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n:
+        raise ValueError(f"y has {y.shape[0]} entries but there are {n} {name}.")
+    for classes in ENCODINGS:
+        try:
+            ok = y.dtype.kind in "biufO" and bool(np.isin(y, classes).all())
+        except TypeError:
+            ok = False
+        if ok:
+            return np.where(y == 1, 1, -1).astype(np.int8), classes.copy()
+    try:
+        found = np.unique(y.astype(str)).tolist()[:5]
+    except (TypeError, ValueError):
+        found = sorted({repr(v) for v in y.tolist()})[:5]
+    raise ValueError(
+        f"y must hold {meaning} for each {name[:-1]}; got {found}. 1 and 0 are "
+        "accepted in place of +1 and -1 (the encoding scikit-learn's "
+        "cross_val_predict passes), but not -1 and 0 together."
+    )
 
 
 def unique_points(P, t):
@@ -56,6 +106,35 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
 
     _size = 2
     _name = "pairs"
+    #: the inner learner's fit parameter the tuples go to, and learners that have it
+    _fit_keyword = "constraints"
+    _learners = ("ITMLTransformer, LogDetKernelLearner, VonNeumannKernelLearner or "
+                 "DefiniteBoost")
+
+    def _check_learner(self):
+        """``estimator`` checked before it is cloned: its ``fit`` must take
+        the tuples as ``_fit_keyword`` (an explicit parameter, or ``**kwargs``
+        that may route it), or the fit would fail later on an unexpected
+        keyword argument."""
+        est = self.estimator
+        try:
+            params = inspect.signature(est.fit).parameters
+        except (TypeError, ValueError):  # no signature to read: let fit say
+            return
+        if self._fit_keyword in params or any(
+                p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            return
+        owner, what = type(self).__name__, self._name[:-1]
+        raise InvalidParameterError(
+            f"The 'estimator' parameter of {owner} must be a {what} learner, whose fit "
+            f"takes the {self._name} as fit(X, {self._fit_keyword}=...): "
+            f"{self._learners}. Got {est!r}, whose fit{inspect.signature(est.fit)} has "
+            f"no '{self._fit_keyword}' parameter."
+        )
+
+    def _labels(self, signs):
+        """The signs ±1 as labels of ``classes_``."""
+        return self.classes_[(np.asarray(signs) > 0).astype(np.intp)]
 
     def __sklearn_is_fitted__(self):
         # fitted means the inner learner is (``set_threshold`` may come first)
@@ -110,7 +189,14 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         if self._embedding is not None and not pre.callable:
             return self._embedding[ids]
         used, inverse = unique_identifiers(ids.reshape(-1))
-        Z = self.estimator_.transform(pre.rows(used, name))
+        rows = pre.rows(used, name)
+        if rows.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"{type(self).__name__}: the preprocessor returned rows of "
+                f"{rows.shape[1]} features for the identifiers of {name}, but the "
+                f"estimator was fitted on {self.n_features_in_} features."
+            )
+        Z = self.estimator_.transform(rows)
         return Z[inverse].reshape(ids.shape[0], size, -1)
 
     def _mapped(self, tuples):
