@@ -515,3 +515,18 @@ def test_docstring_examples():
         warnings.simplefilter("ignore", UserWarning)
         result = doctest.testmod(nc_module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_vonneumann_size_limit_is_checked_before_any_cubic_work(monkeypatch):
+    import sklearn_bregman._nearest_correlation as module
+
+    monkeypatch.setattr(module, "VONNEUMANN_MAX_N", 10)
+
+    def refuse(*args, **kwargs):  # pragma: no cover - the failure mode
+        raise AssertionError("an eigendecomposition ran before the size check")
+
+    monkeypatch.setattr(module.linalg, "eigh", refuse)
+    monkeypatch.setattr(module.linalg, "eigvalsh", refuse)
+    C = np.corrcoef(np.random.default_rng(0).normal(size=(13, 40)))
+    with pytest.raises(ValueError, match="limited to n <= 10; got n=13"):
+        NearestCorrelation("vonneumann").fit(C)

@@ -399,6 +399,12 @@ class NearestCorrelation(BaseEstimator):
         if self.divergence == "frobenius":
             return self._fit_frobenius(C, owner)
         n = C.shape[0]
+        if self.divergence == "vonneumann" and n > VONNEUMANN_MAX_N:
+            # (before any O(n^3) work: the start's eigendecomposition)
+            raise ValueError(
+                f"divergence='vonneumann' works on the dense n x n log K and is "
+                f"limited to n <= {VONNEUMANN_MAX_N}; got n={n}. Use "
+                "divergence='logdet', whose cost is linear in n.")
         if self.input == "matrix":
             G0, psi0 = self._start_from_matrix(C)
         else:
@@ -410,11 +416,6 @@ class NearestCorrelation(BaseEstimator):
             psi0 = np.maximum(1.0 - np.einsum("ij,ij->i", G0, G0), self.nugget)
         self.rank_ = int(G0.shape[1])
         if self.divergence == "vonneumann":
-            if n > VONNEUMANN_MAX_N:
-                raise ValueError(
-                    f"divergence='vonneumann' works on the dense n x n log K and is "
-                    f"limited to n <= {VONNEUMANN_MAX_N}; got n={n}. Use "
-                    "divergence='logdet', whose cost is linear in n.")
             K0 = G0 @ G0.T
             K0[np.diag_indices(n)] += psi0
             # exp(log K0 - diag(alpha)) is also the solution from K0 / s, any
