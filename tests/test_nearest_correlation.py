@@ -341,7 +341,7 @@ def test_newton_stopped_short_is_finished_by_the_projections(monkeypatch):
 def test_newton_is_refused_for_von_neumann():
     with pytest.raises(ValueError, match="solver='newton'.*LogDet"):
         NearestCorrelation("vonneumann", solver="newton").fit(np.eye(3))
-    assert NearestCorrelation("vonneumann").fit(np.eye(3)).solver_ == "projections"
+    assert NearestCorrelation("vonneumann").fit(2 * np.eye(3)).solver_ == "projections"
 
 
 # ---------------------------------------------------------------- von Neumann
@@ -389,20 +389,26 @@ def test_vonneumann_start_of_any_scale():
     # with the duals shifted by log t.  A start far above a unit diagonal
     # (here K_ii ~ 1e4, as scikit-learn's checks pass) asked for first
     # projections beyond double precision: the run stopped at the start.
+    # C's mean diagonal is above 1, so the nugget floor scales with it and
+    # the start of t C is t times the start of C for t >= 1.
     rng = np.random.default_rng(11)
     X = rng.normal(loc=1.0, size=(30, 2))
     C = X @ X.T
+    floor = 1e-3 * np.mean(np.diag(C))
+    assert floor > 1e-3
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         ref = NearestCorrelation("vonneumann").fit(C)
-        for t in (1e-3, 1e4):
-            est = NearestCorrelation("vonneumann", nugget=1e-3 * t).fit(t * C)
+        for t in (10.0, 1e4):
+            est = NearestCorrelation("vonneumann").fit(t * C)
             assert est.converged_ and est.max_diagonal_error_ <= est.tol
             assert np.abs(est.correlation_ - ref.correlation_).max() < 1e-8
             assert np.allclose(est.dual_coef_, ref.dual_coef_ + np.log(t), atol=1e-8)
-            K0 = t * (C + 1e-3 * np.eye(30))  # (psi0 at the nugget: C has rank 2)
+            K0 = t * (C + floor * np.eye(30))  # (psi0 at the floor: C has rank 2)
             assert est.divergence_ == pytest.approx(vn_divergence(est.correlation_, K0),
                                                     rel=1e-8)
+        small = NearestCorrelation("vonneumann").fit(1e-3 * C)
+        assert small.converged_ and small.max_diagonal_error_ <= small.tol
 
 
 # ---------------------------------------------------------------- scale
@@ -530,3 +536,67 @@ def test_vonneumann_size_limit_is_checked_before_any_cubic_work(monkeypatch):
     C = np.corrcoef(np.random.default_rng(0).normal(size=(13, 40)))
     with pytest.raises(ValueError, match="limited to n <= 10; got n=13"):
         NearestCorrelation("vonneumann").fit(C)
+
+
+@pytest.mark.parametrize("divergence", ["logdet", "vonneumann", "frobenius"])
+@pytest.mark.parametrize("nugget", [1e-8, 1e-3])
+def test_a_correlation_matrix_comes_back_at_once(divergence, nugget):
+    from sklearn.datasets import load_wine
+
+    X, _ = load_wine(return_X_y=True)
+    for C in (np.eye(4), np.corrcoef(X.T)):
+        kw = {} if divergence == "frobenius" else {"nugget": nugget}
+        nc = NearestCorrelation(divergence, **kw).fit(C)
+        assert nc.converged_ and nc.n_iter_ == 0
+        np.testing.assert_allclose(nc.correlation_, C, atol=1e-14)
+        if divergence == "logdet":
+            K = nc.factor_ @ nc.factor_.T + np.diag(nc.uniqueness_)
+            np.testing.assert_allclose(K, C, atol=1e-12)
+            assert nc.solver_ == "none" and np.all(nc.uniqueness_ >= 0)
+
+
+def test_a_stalled_run_stops_and_says_why():
+    # a tiny nugget puts the projections' rounding floor (about eps / nugget)
+    # above tol: they stop after 50 sweeps without progress, not 1000
+    from sklearn.datasets import load_wine
+
+    X, _ = load_wine(return_X_y=True)
+    C = np.corrcoef(X.T)
+    C[0, 1] = C[1, 0] = 0.99
+    C[0, 2] = C[2, 0] = -0.99
+    C[1, 2] = C[2, 1] = 0.99
+    with pytest.warns(ConvergenceWarning, match="stalled at .* Use a larger nugget or tol"):
+        nc = NearestCorrelation(nugget=1e-8, tol=1e-10).fit(C)
+    assert not nc.converged_ and nc.n_iter_ < 200
+    nc = NearestCorrelation(nugget=1e-3, tol=1e-10).fit(C)
+    assert nc.converged_
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1e-8, 1e8, 1e50, 1e140])
+def test_the_start_scales_with_c(scale):
+    # the nugget is relative to C's mean diagonal: the LogDet solution from
+    # s C is computed as well as from C, on any representable scale
+    C = np.array([[1.0, 0.9, 0.7], [0.9, 1.0, 0.3], [0.7, 0.3, 1.0]])
+    C[0, 2] = C[2, 0] = -0.6  # indefinite
+    ref = NearestCorrelation().fit(C)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        nc = NearestCorrelation().fit(scale * C)
+    assert nc.converged_
+    assert np.abs(np.diag(nc.correlation_) - 1).max() <= 1e-10
+    assert np.linalg.eigvalsh(nc.correlation_).min() > 0
+    assert ref.converged_
+
+
+@pytest.mark.parametrize("divergence, input, scale, what", [
+    ("logdet", "matrix", 1e300, "input='matrix'"),
+    ("vonneumann", "matrix", 1e200, "input='matrix'"),
+    ("logdet", "factor", 1e200, "input='factor'"),
+    ("frobenius", "matrix", 1e20, "divergence='frobenius'")])
+def test_scales_beyond_double_precision_are_refused_naming_the_scale(divergence, input,
+                                                                     scale, what):
+    rng = np.random.default_rng(0)
+    C = np.corrcoef(rng.normal(size=(6, 20))) if input == "matrix" else rng.normal(
+        size=(6, 2))
+    with pytest.raises(ValueError, match=f"C's entries reach .*beyond what {what}"):
+        NearestCorrelation(divergence, input=input).fit(scale * C)

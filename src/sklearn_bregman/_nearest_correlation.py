@@ -65,6 +65,25 @@ _PATH_ATTRIBUTES = ("factor_", "uniqueness_", "correlation_", "negative_mass_",
                     "min_eigenvalue_")
 
 
+#: Largest entry of C taken by each path: beyond it the computation leaves
+#: double precision (the LogDet and von Neumann starts square C's entries,
+#: a factor's squared norms are squared again; the Frobenius solution is
+#: O(1) against entries whose rounding, eps |C|, would exceed 1).
+MATRIX_MAX_ENTRY = 1e150
+FACTOR_MAX_ENTRY = 1e100
+FROBENIUS_MAX_ENTRY = 1.0 / np.finfo(np.float64).eps
+
+
+def _check_scale(C, limit, what, why):
+    """A ValueError that names the scale of C when an entry exceeds ``limit``."""
+    big = float(np.abs(C).max(initial=0.0))
+    if big > limit:
+        raise ValueError(
+            f"C's entries reach {big:.3g}, beyond what {what} can take ({limit:.3g}): "
+            f"{why}. Divide C by a scale first (for a covariance matrix, its "
+            "correlation matrix D^-1/2 C D^-1/2 with D = diag(C)).")
+
+
 class NearestCorrelation(BaseEstimator):
     r"""Nearest correlation matrix under a Bregman divergence or a Frobenius norm.
 
@@ -80,8 +99,8 @@ class NearestCorrelation(BaseEstimator):
     "uniquenesses", as in a factor model) and :math:`G_0` n x r: the top
     ``rank`` positive eigenpairs of the input matrix C,
     :math:`G_0 = V \Lambda^{1/2}`, and :math:`\psi_{0,i} = \max(C_{ii} -
-    |g_i|^2, \text{nugget})`; or, with ``input='factor'``, the given
-    factor and :math:`\psi_{0,i} = \max(1 - |g_i|^2, \text{nugget})`.
+    |g_i|^2, \text{nugget} \cdot \max(1, \overline{C_{jj}}))`; or, with
+    ``input='factor'``, the given factor and :math:`\psi_{0,i} = \max(1 - |g_i|^2, \text{nugget})`.
 
     **LogDet** (default).  A projection adds :math:`a e_i e_i^T` to
     :math:`K^{-1}`, so the solution satisfies
@@ -197,9 +216,16 @@ class NearestCorrelation(BaseEstimator):
         values), or the factor :math:`G_0` (n x r) of the start itself
         (LogDet and von Neumann only).
     nugget : float, default=1e-3
-        Floor of the start's uniquenesses :math:`\psi_0`.  Larger values
+        Floor of the start's uniquenesses :math:`\psi_0`: with
+        ``input='matrix'``, times the mean diagonal of C when that is above 1
+        (so that the start of ``s * C`` is ``s`` times the start of a C of
+        large scale); absolute otherwise and with ``input='factor'`` (whose
+        start is on the unit scale).  Larger values
         make :math:`K_0` and the result better conditioned and the
-        projections converge in fewer sweeps.  Not used by 'frobenius'.
+        projections converge in fewer sweeps; the projections' attainable
+        diagonal error grows as it shrinks (about ``eps / nugget``; they stop
+        with a ConvergenceWarning when it stalls above ``tol``).  Not used by
+        'frobenius'.
     weights : array-like of shape (n,), default=None
         ``divergence='frobenius'`` only: the positive, finite diagonal w of
         the weight matrix :math:`W = \mathrm{diag}(w)`; a larger weight keeps
@@ -229,7 +255,8 @@ class NearestCorrelation(BaseEstimator):
     factor_ : ndarray of shape (n, ``rank_``)
         F of :math:`K = \Psi + F F^T` (LogDet only).
     uniqueness_ : ndarray of shape (n,)
-        The diagonal of :math:`\Psi` (LogDet only); positive, and
+        The diagonal of :math:`\Psi` (LogDet only); positive (0 where C
+        comes back as it is, ``solver_='none'``), and
         ``uniqueness_ + (factor_ ** 2).sum(1)`` is the unit diagonal.
     correlation_ : ndarray of shape (n, n)
         The correlation matrix K (with ``input='matrix'``, and always with
@@ -265,7 +292,11 @@ class NearestCorrelation(BaseEstimator):
         the constraints, and is returned).
     solver_ : str
         What solved it: 'newton', 'newton+projections' (the projections
-        finished what Newton-CG started) or 'projections'.
+        finished what Newton-CG started) or 'projections'; 'none' (LogDet,
+        von Neumann) when C, with ``input='matrix'`` and ``rank=None``, is
+        already a correlation matrix to ``tol``: it comes back as it is, at
+        no iteration (it is its own nearest correlation matrix; the nugget
+        only makes a deficient start positive definite).
     converged_ : bool
         Whether ``max_diagonal_error_ <= tol`` ('frobenius': and
         ``min_eigenvalue_ >= eig_min - 1e-12 scale``, scale a bound on the
@@ -406,7 +437,16 @@ class NearestCorrelation(BaseEstimator):
                 f"limited to n <= {VONNEUMANN_MAX_N}; got n={n}. Use "
                 "divergence='logdet', whose cost is linear in n.")
         if self.input == "matrix":
+            _check_scale(C, MATRIX_MAX_ENTRY, "input='matrix'",
+                         "the start's factor and the projections square its entries "
+                         "beyond double precision")
+        else:
+            _check_scale(C, FACTOR_MAX_ENTRY, "input='factor'",
+                         "the squared row norms and their products leave double precision")
+        if self.input == "matrix":
             G0, psi0 = self._start_from_matrix(C)
+            if self._already_a_correlation(C):
+                return self._keep(C, G0)
         else:
             if self.rank is not None and self.rank != C.shape[1]:
                 raise ValueError(
@@ -465,6 +505,9 @@ class NearestCorrelation(BaseEstimator):
                 f"{FROBENIUS_MAX_N}; got n={n}. Use divergence='logdet' with a rank, "
                 "whose cost is linear in n.")
         weights = self._check_weights(n)
+        _check_scale(C, FROBENIUS_MAX_ENTRY, "divergence='frobenius'",
+                     "the unit diagonal is resolved against C's entries, whose rounding "
+                     "(eps times them) then exceeds 1")
         out = frobenius_nearest_correlation(
             C, weights=weights, eig_min=float(self.eig_min), tol=self.tol,
             max_iter=self.max_iter, solver="projections" if self.solver == "projections"
@@ -501,6 +544,36 @@ class NearestCorrelation(BaseEstimator):
                 f"non-positive, the smallest {w.min():.4g}.")
         return w
 
+    def _already_a_correlation(self, C):
+        """Whether ``C`` (after :meth:`_start_from_matrix`) is a correlation
+        matrix to ``tol``, and every eigenpair is kept (``rank=None``): its
+        own nearest correlation matrix in every divergence."""
+        n = C.shape[0]
+        big = max(float(np.abs(C).max(initial=0.0)), 1e-300)
+        return ((self.rank is None or self.rank == n)
+                and self.negative_mass_ <= 1e-10 * big * n
+                and float(np.abs(np.diag(C) - 1.0).max(initial=0.0)) <= self.tol)
+
+    def _keep(self, C, G0):
+        """The fitted attributes of an input that is already a correlation
+        matrix: ``C`` itself, at no iteration (the nugget exists only to make
+        a deficient start positive definite; here there is nothing to mend)."""
+        C = (C + C.T) / 2
+        n = C.shape[0]
+        self.rank_ = int(G0.shape[1])
+        if self.divergence == "logdet":
+            self.factor_ = G0
+            self.uniqueness_ = np.clip(np.diag(C) - np.einsum("ij,ij->i", G0, G0), 0.0,
+                                       None)
+        self.correlation_ = C
+        self.dual_coef_ = np.zeros(n)
+        self.divergence_ = 0.0
+        self.max_diagonal_error_ = float(np.abs(np.diag(C) - 1.0).max(initial=0.0))
+        self.n_iter_ = 0
+        self.solver_ = "none"
+        self.converged_ = True
+        return self
+
     def _start_from_matrix(self, C):
         """``G0`` (top positive eigenpairs) and ``psi0`` of a symmetric ``C``."""
         C = _square_symmetric(C)
@@ -524,7 +597,14 @@ class NearestCorrelation(BaseEstimator):
                 UserWarning, stacklevel=3)
         keep = w > n * np.finfo(float).eps * max(big, 1e-300)
         G0 = np.ascontiguousarray(V[:, keep] * np.sqrt(w[keep]))
-        psi0 = np.maximum(np.diag(C) - np.einsum("ij,ij->i", G0, G0), self.nugget)
+        # the floor scales with a large C (its mean diagonal, when above 1),
+        # so that the start of s C is s times the start of C and a large C
+        # cannot leave it numerically singular against its factor; on the
+        # unit scale and below it stays absolute (a tiny C then starts near
+        # nugget * I, which the projections scale up at once)
+        mean_diag = float(np.mean(np.diag(C)))
+        scale = max(mean_diag, 1.0) if np.isfinite(mean_diag) else 1.0
+        psi0 = np.maximum(np.diag(C) - np.einsum("ij,ij->i", G0, G0), self.nugget * scale)
         return G0, psi0
 
     def __sklearn_tags__(self):

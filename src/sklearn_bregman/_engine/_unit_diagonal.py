@@ -35,6 +35,9 @@ from ._vonneumann import vonneumann_pair_sweep
 #: Above it the projections run alone.
 NEWTON_MAX_FLOPS = 5e10
 NEWTON_DENSE_MAX_N = 5000
+#: The projections stop with a ConvergenceWarning when their largest
+#: diagonal error has not decreased (by 0.1 %) in this many sweeps.
+STALLED_SWEEPS = 50
 
 
 def _newton_cost(n, r):
@@ -433,12 +436,32 @@ def _projections(W, t, psi0, *, tol, max_iter, verbose, owner):
         return Residuals(np.abs(diag - 1.0), np.zeros(0), tol,
                          detail=(diag, np.ones(n)))
 
+    best = {"error": np.inf, "since": 0}
+
+    def stop(stats):
+        # Rounding in the representation K^-1 = diag(delta) - W C W' (W = G0 /
+        # psi0) leaves an error floor of about eps max |g_i|^2 / psi0_i: a
+        # tiny nugget can put it above tol, where the sweeps would only
+        # repeat themselves until max_iter.
+        if stats.worst < best["error"] * (1.0 - 1e-3):
+            best["error"], best["since"] = stats.worst, 0
+            return None
+        best["since"] += 1
+        if best["since"] < STALLED_SWEEPS or stats.worst <= tol:
+            return None
+        floor = np.finfo(float).eps * float((np.einsum("ij,ij->i", W, W) * psi0).max())
+        return (f"the largest diagonal error has stalled at {best['error']:.3g} for "
+                f"{STALLED_SWEEPS} sweeps, above tol={tol:g}: rounding in the start's "
+                f"representation (uniquenesses psi0 down to {psi0.min():.3g}, the "
+                f"nugget) limits the attainable error to about {floor:.2g}. Use a "
+                "larger nugget or tol")
+
     out = sweep_until_settled(
         run, Sinv, t, tol=tol, max_iter=max_iter, verbose=verbose, owner=owner,
         residuals=residuals, n_active=n, advice=_ADVICE, diverged_advice=_ADVICE,
         measure=lambda duals_old, stats: stats.worst,
         measure_name="largest diagonal error",
-        progress=lambda stats: f"{stats.n_moved} of {n} rows moved",
+        progress=lambda stats: f"{stats.n_moved} of {n} rows moved", stop=stop,
     )
     return out.n_iter, out.converged, out.history, out.n_moved
 
