@@ -34,10 +34,10 @@ from ._engine import linear_projections, pair_projections
 from ._factors import orthonormal_basis
 from ._labels import check_labels, outlier_triplets
 from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs
-from ._rows import ROW_KINDS, as_constraint_list, build_rows, check_row_indices
+from ._rows import ROW_KINDS, as_constraint_list, build_rows, constraints_of_fit
 from ._sklearn_compat import Interval, StrOptions, fit_context
 from ._stream import PairStream
-from .constraints import PairConstraints, RelativeConstraints, TripletConstraints, check_triplets
+from .constraints import PairConstraints, RelativeConstraints
 
 __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 
@@ -128,12 +128,19 @@ class _BaseKernelLearner(FactorLearner):
             :class:`~sklearn_bregman.constraints.LinearConstraints`,
             :class:`~sklearn_bregman.constraints.TripletConstraints`, or a
             list of several kinds at once.  When given, ``y`` is not used
-            for constraints.
-        triplets : array-like of shape (n_triplets, 3), default=None
+            for constraints.  Every container is checked again by its
+            constructor's rules (a field changed after construction gets the
+            constructor's error, prefixed by ``constraints`` or
+            ``constraints[k]``); an empty container adds nothing, and a fit
+            whose containers hold no constraint at all raises a ValueError
+            ("constraints is empty").
+        triplets : array-like of shape (n_triplets, 3) or TripletConstraints, default=None
             Outlier triplets ``(i, j | k)``: each gives the relative rows
             ``ratio d(i, j) <= d(i, k)`` and ``ratio d(j, i) <= d(j, k)``
             (added to ``constraints``; the interface of
-            :class:`~sklearn_bregman.TripletClassifier`).
+            :class:`~sklearn_bregman.TripletClassifier`); a
+            :class:`~sklearn_bregman.constraints.TripletConstraints` adds its
+            equality triplets too.
 
         Returns
         -------
@@ -144,12 +151,9 @@ class _BaseKernelLearner(FactorLearner):
             self.__dict__.pop(name, None)
         rows = enter(self, X, reset=True, ensure_min_samples=2)
         n = rows.n
-        con_list = None if constraints is None else as_constraint_list(constraints)
-        if triplets is not None:
-            t = TripletConstraints._from_valid(check_triplets(triplets, n),
-                                               np.empty((0, 3), np.intp))
-            con_list = [t] if constraints is None else (
-                (con_list or [constraints]) + [t])
+        # every container checked again by its constructor's rules, its indices
+        # against X, empty ones left out (none left: an error), before any work
+        con_list = constraints_of_fit(constraints, triplets, n)
         relative = (constraints is None and triplets is None and y is not None
                     and self.label_constraints == "relative")
         pairs_only = not relative and (con_list is None or (
@@ -185,7 +189,6 @@ class _BaseKernelLearner(FactorLearner):
             # pairs among other kinds get their bounds as on their own
             con_list = [resolve_pair_constraints(self, None, c, G0, None, n, rng)
                         if not isinstance(c, ROW_KINDS) else c for c in con_list]
-            check_row_indices(con_list, n)
             result, metric, rows_ = self._learn_rows(G0, con_list, rng)
             L = set_pair_fit_attributes(self, result, con_list, metric)
             # duals of the user's rows: unscaled, in their own sense
@@ -287,13 +290,13 @@ class _BaseKernelLearner(FactorLearner):
             stream.G0, stream.basis = G0, basis
             self._stream = stream
         C = self._coordinates(G_t, stream.basis)
-        keep = stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped,
+        stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped,
                           owner=name, stacklevel=4)
         result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
                             max_iter=self.max_iter, verbose=self.verbose, owner=name)
         L = set_pair_fit_attributes(self, result,
                                     pairs, self._metric_of_state(result.state, stream.basis))
-        self.dual_coef_ = stream.batch_duals(keep, len(pairs))
+        self.dual_coef_ = stream.batch_duals(len(pairs))
         if self._divergence == "vonneumann":
             self.n_evals_ = result.n_evals
         self.n_constraints_seen_ = stream.n_seen
@@ -491,21 +494,29 @@ class LogDetKernelLearner(_BaseKernelLearner):
     converged_ : bool
         Whether the optimality conditions held to ``tol`` before
         ``max_iter`` (see ``tol``; rows of the other kinds are measured
-        relative to their size under the initial kernel).  Hard constraints (``slack=np.inf``)
+        relative to the larger of their target's magnitude and the row's
+        own magnitude under the learned kernel, e.g. ``ratio d(i, j) +
+        d(k, l)`` for a relative row, ``(K_ii + K_jj) / 2`` for an entry
+        ``K_ij``).  Hard constraints (``slack=np.inf``)
         that no kernel of the initial kernel's range satisfies all at once
         end with ``converged_=False`` and a ConvergenceWarning that says
-        how many are violated and by how much.
+        how many are violated and by how much.  Constraints that are zero
+        in the initial kernel's range (skipped: no learned kernel moves
+        them) are held to their bounds at the value they keep; one that
+        misses its bound makes ``converged_`` False, with a
+        ConvergenceWarning naming it.
     max_violation_ : float
         Largest relative violation of a constraint at the end,
         ``max_c max(0, sign_c (d_c - t_c)) / t_c`` with ``t_c`` the bound
-        (hard) or the slack target (soft); at most ``tol`` when
-        ``converged_``.
+        (hard) or the slack target (soft), skipped constraints included
+        (against their bounds); for the other kinds, as in ``converged_``;
+        at most ``tol`` when ``converged_``.
     n_constraints_seen_ : int
         Constraints added by the :meth:`partial_fit` calls so far (set by
         :meth:`partial_fit` only).
     n_constraints_kept_ : int
         Constraints the stream keeps and sweeps (at most ``max_constraints``;
-        zero-length pairs are not kept).
+        zero-length pairs are kept unvisited, held to their bounds).
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -726,21 +737,29 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     converged_ : bool
         Whether the optimality conditions held to ``tol`` before
         ``max_iter`` (see ``tol``; rows of the other kinds are measured
-        relative to their size under the initial kernel).  Hard constraints (``slack=np.inf``)
+        relative to the larger of their target's magnitude and the row's
+        own magnitude under the learned kernel, e.g. ``ratio d(i, j) +
+        d(k, l)`` for a relative row, ``(K_ii + K_jj) / 2`` for an entry
+        ``K_ij``).  Hard constraints (``slack=np.inf``)
         that no kernel of the initial kernel's range satisfies all at once
         end with ``converged_=False`` and a ConvergenceWarning that says
-        how many are violated and by how much.
+        how many are violated and by how much.  Constraints that are zero
+        in the initial kernel's range (skipped: no learned kernel moves
+        them) are held to their bounds at the value they keep; one that
+        misses its bound makes ``converged_`` False, with a
+        ConvergenceWarning naming it.
     max_violation_ : float
         Largest relative violation of a constraint at the end,
         ``max_c max(0, sign_c (d_c - t_c)) / t_c`` with ``t_c`` the bound
-        (hard) or the slack target (soft); at most ``tol`` when
-        ``converged_``.
+        (hard) or the slack target (soft), skipped constraints included
+        (against their bounds); for the other kinds, as in ``converged_``;
+        at most ``tol`` when ``converged_``.
     n_constraints_seen_ : int
         Constraints added by the :meth:`partial_fit` calls so far (set by
         :meth:`partial_fit` only).
     n_constraints_kept_ : int
         Constraints the stream keeps and sweeps (at most ``max_constraints``;
-        zero-length pairs are not kept).
+        zero-length pairs are kept unvisited, held to their bounds).
     n_evals_ : int
         Root-finder evaluations of f over the fit.
     n_features_in_ : int

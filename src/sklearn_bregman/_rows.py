@@ -27,6 +27,7 @@ import numpy as np
 from scipy import linalg
 
 from ._engine import ZERO_LENGTH_RTOL, LinearRows, max_squared_norm
+from ._validation import empty_error, validate_pairs
 from .constraints import (
     LinearConstraints,
     PairConstraints,
@@ -34,6 +35,7 @@ from .constraints import (
     SimilarityConstraints,
     TripletConstraints,
     check_triplet_constraints,
+    check_triplets,
 )
 
 #: The kinds a kernel learner takes besides pairs.
@@ -124,31 +126,105 @@ def as_constraint_list(constraints):
     return None
 
 
-def check_row_indices(constraint_list, n_samples):
-    """Every sample index of the containers below ``n_samples``, or a
-    ValueError naming the parameter, the kind and the row.
+def _length_of(con):
+    """Rows of a validated container (pairs as an array: unknown, None)."""
+    return len(con) if isinstance(con, ROW_KINDS + (PairConstraints,)) else None
 
-    Triplets go through :func:`check_triplet_constraints`; pairs are checked
-    by :func:`check_pairs` when their bounds are set, before this.
+
+def constraints_of_fit(constraints, triplets, n_samples):
+    """The containers a kernel learner's ``fit`` is given, checked again.
+
+    Every container goes through its constructor's rules again (its fields
+    may have been changed since it was built: a NaN ratio, an infinite
+    bound), with messages that name the parameter (``constraints``,
+    ``constraints[k]`` in a list, ``triplets``), the kind and the field;
+    then the sample indices are checked against ``n_samples`` and the
+    matrices of linear constraints against the training set's size.
+
+    One rule for empty containers: an empty container adds no constraint
+    (it is left out); when nothing is left, the fit raises the one
+    ValueError of :func:`~sklearn_bregman._validation.empty_error`.
+
+    Parameters
+    ----------
+    constraints : container, list of containers, array-like or None
+    triplets : array-like of shape (n_triplets, 3), TripletConstraints or None
+    n_samples : int
+
+    Returns
+    -------
+    list or None
+        Validated copies of the containers (pairs given as an array or a
+        tuple are passed on as they are: :func:`check_pairs` reads them when
+        their bounds are set); ``None`` when neither argument is given, or
+        pairs alone are given as an array (the pair path).
     """
-    for con in constraint_list:
-        if isinstance(con, TripletConstraints):
-            check_triplet_constraints(con, None, n_samples)
-            continue
-        if isinstance(con, RelativeConstraints):
-            fields = {"i": con.i, "j": con.j, "k": con.k, "l": con.l}
-        elif isinstance(con, SimilarityConstraints):
-            fields = {"i": con.i, "j": con.j}
+    if isinstance(constraints, (list, tuple)) and len(constraints) == 0:
+        raise empty_error("constraints", f"the empty {type(constraints).__name__}")
+    con_list = None if constraints is None else as_constraint_list(constraints)
+    if con_list is None and triplets is None:
+        return None
+    if con_list is not None:
+        listed = isinstance(constraints, (list, tuple))
+        items = [(c, f"constraints[{k}]" if listed else "constraints")
+                 for k, c in enumerate(con_list)]
+    else:
+        items = [] if constraints is None else [(constraints, "constraints")]
+    if triplets is not None:
+        items.append((triplets, "triplets"))
+    checked = []
+    for con, name in items:
+        given = (type(con).__name__ if isinstance(con, ROW_KINDS + (PairConstraints,))
+                 else "array")
+        if name == "triplets" and not isinstance(con, TripletConstraints):
+            con = TripletConstraints._from_valid(
+                check_triplets(con, n_samples, name=name), np.empty((0, 3), np.intp))
+        elif isinstance(con, TripletConstraints):
+            con = check_triplet_constraints(con, None, n_samples, name=name)
+        elif isinstance(con, PairConstraints):
+            # the rules of check_pairs, which reads them again with their bounds
+            con = PairConstraints._from_valid(*validate_pairs(
+                *(getattr(con, a, None) for a in ("i", "j", "sign", "bound")),
+                owner=name))
+        elif isinstance(con, ROW_KINDS):
+            con = con._validated(f"{name}: {type(con).__name__}")
+            _check_range(con, name, n_samples)
+        checked.append((con, name, given))
+    kept = [c for c, _, _ in checked if _length_of(c) != 0]
+    if not kept:
+        if len(checked) == 1:
+            name, what = checked[0][1], f"the {checked[0][2]}"
         else:
-            continue
-        for name, idx in fields.items():
-            bad = np.flatnonzero(idx >= n_samples)
-            if bad.size:
-                raise ValueError(
-                    f"constraints: {type(con).__name__} index out of range in row "
-                    f"{bad[0]} ({name}={idx[bad[0]]}); indices must lie in "
-                    f"[0, {n_samples - 1}] for {n_samples} samples."
-                )
+            name, what = "constraints", ("every container given (constraints and "
+                                         "triplets)" if triplets is not None else
+                                         "every container in it")
+        raise empty_error(name, what, " (or labels y to draw them from, with "
+                                      "constraints=None and triplets=None)")
+    return kept
+
+
+def _check_range(con, name, n_samples):
+    """The sample indices of a relative or similarity container below
+    ``n_samples``, and the matrices of linear constraints n x n."""
+    kind = type(con).__name__
+    if isinstance(con, LinearConstraints):
+        for c, A in enumerate(con.matrices):
+            m = A[0].shape[0] if isinstance(A, tuple) else A.shape[0]
+            if m != n_samples:
+                size = f"has {m} rows" if isinstance(A, tuple) else f"is {m} x {m}"
+                raise ValueError(f"{name}: {kind} matrix {c} {size}; the training set "
+                                 f"has {n_samples} samples.")
+        return
+    fields = ({"i": con.i, "j": con.j, "k": con.k, "l": con.l}
+              if isinstance(con, RelativeConstraints) else {"i": con.i, "j": con.j})
+    for field, idx in fields.items():
+        bad = np.flatnonzero(idx >= n_samples)
+        if bad.size:
+            raise ValueError(
+                f"{name}: {kind} index out of range in row {bad[0]} "
+                f"({field}={idx[bad[0]]}); indices must lie in "
+                f"[0, {n_samples - 1}] for {n_samples} samples."
+            )
 
 
 def build_rows(constraint_list, B, X0, *, triplet_ratio=1.0):
@@ -200,9 +276,19 @@ def build_rows(constraint_list, B, X0, *, triplet_ratio=1.0):
     size = np.einsum("cqr,cqr->cq", V @ X0, V)
     size = (np.abs(S) * size).sum(axis=1)
     # as zero_length_pairs: relative to the largest initial kernel diagonal
-    floor = ZERO_LENGTH_RTOL * max(max_squared_norm(B @ linalg.cholesky(X0, lower=True)),
-                                   np.finfo(float).tiny)
+    L0 = linalg.cholesky(X0, lower=True)
+    floor = ZERO_LENGTH_RTOL * max(max_squared_norm(B @ L0), np.finfo(float).tiny)
     skipped = size <= floor
+    # rows of both signs can vanish as matrices while their vectors do not
+    # (K(i, j) with b_i = 0 is (b_j/2)(b_j/2)' - (b_j/2)(b_j/2)'): no kernel of
+    # the range moves them either.  |L0' C L0| from R S R', R of a QR of the
+    # row's vectors, so that nothing squared cancels
+    mixed = np.flatnonzero((S > 0).any(axis=1) & (S < 0).any(axis=1) & ~skipped)
+    for start in range(0, mixed.size, 4096):
+        rows_ = mixed[start:start + 4096]
+        R = np.linalg.qr(np.swapaxes(V[rows_] @ L0, 1, 2))[1]
+        C = np.einsum("cik,ck,cjk->cij", R, S[rows_].astype(float), R)
+        skipped[rows_] |= np.sqrt(np.einsum("cij,cij->c", C, C)) <= floor
     scale = np.where(skipped, 1.0, size)
     V /= np.sqrt(scale)[:, None, None]
     return LinearRows(V=np.ascontiguousarray(V), S=np.ascontiguousarray(S), kind=kind,

@@ -28,6 +28,7 @@ from ._factors import SpectralFactor
 from ._kernels import KernelParamsMixin, kernel_parameters
 from ._labels import outlier_triplets
 from ._sklearn_compat import Interval, StrOptions, fit_context
+from ._validation import empty_error
 from .constraints import TripletConstraints, check_triplet_constraints
 
 __all__ = ["SKLRClusterer"]
@@ -273,7 +274,10 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
             both its outlier and its equality triplets (``equal_triplets``
             must then be None).  When given (or ``equal_triplets``), ``y`` is
             not used.  Validated by
-            :func:`~sklearn_bregman.constraints.check_triplet_constraints`.
+            :func:`~sklearn_bregman.constraints.check_triplet_constraints`;
+            triplets that hold no row at all (with ``equal_triplets``) are
+            refused ("triplets is empty"), as every fit refuses empty
+            constraints: pass None for kernel k-means on the initial kernel.
         equal_triplets : array-like of shape (n_equal, 3), default=None
             "Don't know" triplets ``i, j, k``: equidistant points.
 
@@ -325,7 +329,18 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
 
     def _triplets(self, y, triplets, equal_triplets, n, rng):
         if triplets is not None or equal_triplets is not None:
-            return check_triplet_constraints(triplets, equal_triplets, n)
+            tc = check_triplet_constraints(triplets, equal_triplets, n)
+            if not len(tc):  # the rule of every fit given constraints
+                name = "triplets" if triplets is not None else "equal_triplets"
+                what = ("the TripletConstraints" if isinstance(triplets, TripletConstraints)
+                        else "it, with equal_triplets," if equal_triplets is not None
+                        and triplets is not None else "the array")
+                raise empty_error(
+                    name, what,
+                    " (or triplets=None and equal_triplets=None, with labels y to draw "
+                    "triplets from, or without y for kernel k-means on the initial "
+                    "kernel)")
+            return tc
         if y is None:
             return TripletConstraints()
         y = column_or_1d(y, warn=True)

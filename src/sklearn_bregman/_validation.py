@@ -14,8 +14,9 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["as_bound", "as_field", "as_indices", "as_reals", "as_sense", "as_sign",
-           "broadcast_fields", "check_bound_values", "check_linear_matrix", "field_name",
-           "first_bad_object", "plain", "read_array", "same_row", "validate_pairs",
+           "broadcast_fields", "check_bound_values", "check_linear_matrix", "empty_error",
+           "field_name", "first_bad_object", "plain", "read_array", "same_row",
+           "validate_linear", "validate_pairs", "validate_relative", "validate_similarity",
            "validate_triplets"]
 
 _INTP_MAX = np.iinfo(np.intp).max
@@ -312,7 +313,7 @@ def as_reals(arr, field, owner, *, low=-np.inf, low_closed=True):
         k = np.flatnonzero(bad)[0]
         what = "finite numbers" if low == -np.inf else (
             f"finite numbers {'>=' if low_closed else '>'} {low:g}")
-        raise ValueError(f"{where} must hold {what}; row {k} has {out[k]!r}.")
+        raise ValueError(f"{where} must hold {what}; row {k} has {plain(out[k])!r}.")
     return out
 
 
@@ -333,18 +334,21 @@ def as_sense(arr, owner):
 
 
 def broadcast_fields(owner, **fields):
-    """1-D fields of one length (scalars broadcast), or an error naming them."""
+    """1-D fields of one length (one-entry fields broadcast), or an error
+    naming them.  The common length is that of the fields with other than
+    one entry (0 included: empty containers are fine), else 1."""
     arrs = {name: as_field(v, name, owner) for name, v in fields.items()}
-    n = max(a.shape[0] for a in arrs.values())
+    lengths = {a.shape[0] for a in arrs.values()} - {1}
+    if len(lengths) > 1:
+        got = ", ".join(f"{k}: {v.shape[0]}" for k, v in arrs.items())
+        raise ValueError(
+            f"{owner}: {', '.join(arrs)} must have one entry per constraint (or "
+            f"one for all); got {got}."
+        )
+    n = lengths.pop() if lengths else 1
     for name, a in arrs.items():
-        if a.shape[0] == 1 and n != 1:
+        if a.shape[0] != n:
             arrs[name] = np.repeat(a, n)
-        elif a.shape[0] != n:
-            lengths = ", ".join(f"{k}: {v.shape[0]}" for k, v in arrs.items())
-            raise ValueError(
-                f"{owner}: {', '.join(arrs)} must have one entry per constraint (or "
-                f"one for all); got {lengths}."
-            )
     return arrs
 
 
@@ -380,3 +384,103 @@ def check_linear_matrix(A, c, owner):
     if not np.isfinite(data).all():
         raise ValueError(f"{where} contains NaN or infinity.")
     return A
+
+
+#: ``sense`` as the user reads it.
+_SENSE_TEXT = {1: "<=", -1: ">=", 0: "="}
+
+
+def validate_relative(i, j, k, l, margin, ratio, equality, measure, owner):  # noqa: E741
+    """The fields of a set of relative constraints, validated: a dict with
+    ``i, j, k, l`` (intp), ``margin``, ``ratio`` (float64; ratio > 0),
+    ``equality`` (bool) and ``measure``, all of one length (one-entry fields
+    broadcast).  The one place where relative constraints are checked (the
+    constructor of ``RelativeConstraints`` and the fits that consume one)."""
+    if not (isinstance(measure, str) and measure in ("distance", "similarity")):
+        raise ValueError(f"{owner}: measure must be 'distance' or 'similarity'; got "
+                         f"{measure!r}.")
+    f = broadcast_fields(owner, i=i, j=j, k=k, l=l, margin=margin, ratio=ratio,
+                         equality=equality)
+    out = {name: np.ascontiguousarray(as_indices(f[name], name, owner, same_row))
+           for name in ("i", "j", "k", "l")}
+    out["margin"] = as_reals(f["margin"], "margin", owner)
+    out["ratio"] = as_reals(f["ratio"], "ratio", owner, low=0.0, low_closed=False)
+    eq = f["equality"]
+    if eq.dtype.kind != "b":
+        raise TypeError(f"{owner}: equality must hold booleans; got dtype {eq.dtype}.")
+    out["equality"] = np.ascontiguousarray(eq)
+    out["measure"] = measure
+    for a, b in (("i", "j"), ("k", "l")) if measure == "distance" else ():
+        bad = np.flatnonzero(out[a] == out[b])
+        if bad.size:
+            raise ValueError(f"{owner}: row {bad[0]} has {a} == {b} (a pair joins a "
+                             "point to itself).")
+    same = (((out["i"] == out["k"]) & (out["j"] == out["l"]))
+            | ((out["i"] == out["l"]) & (out["j"] == out["k"])))
+    if same.any():
+        raise ValueError(f"{owner}: row {np.flatnonzero(same)[0]} compares a pair "
+                         "with itself.")
+    return out
+
+
+def validate_similarity(i, j, sense, bound, owner):
+    """The fields of a set of bounds on kernel entries, validated: a dict
+    with ``i, j`` (intp), ``sense`` (int8) and ``bound`` (float64, finite),
+    of one length.  A diagonal entry ``K(i, i)`` of a positive definite
+    kernel is positive: a row asking it to be ``<= b`` or ``= b`` with
+    ``b <= 0`` is refused (``>= b`` with ``b <= 0`` always holds)."""
+    f = broadcast_fields(owner, i=i, j=j, sense=sense, bound=bound)
+    out = {"i": np.ascontiguousarray(as_indices(f["i"], "i", owner, same_row)),
+           "j": np.ascontiguousarray(as_indices(f["j"], "j", owner, same_row)),
+           "sense": as_sense(f["sense"], owner),
+           "bound": as_reals(f["bound"], "bound", owner)}
+    bad = np.flatnonzero((out["i"] == out["j"]) & (out["sense"] >= 0) & (out["bound"] <= 0))
+    if bad.size:
+        k = bad[0]
+        raise ValueError(
+            f"{owner}: row {k} asks K({out['i'][k]}, {out['i'][k]}) "
+            f"{_SENSE_TEXT[int(out['sense'][k])]} {out['bound'][k]:g}; a diagonal entry "
+            "of a positive definite kernel is positive (a diagonal entry's bound must be "
+            "> 0 unless its sense is -1, >=)."
+        )
+    return out
+
+
+def validate_linear(matrices, bound, sense, owner):
+    """The fields of a set of general linear constraints, validated:
+    ``(matrices, bound, sense)`` with every matrix checked by
+    :func:`check_linear_matrix`, ``bound`` float64 (finite) and ``sense``
+    int8, one entry per matrix (a single bound or sense serves all)."""
+    # one matrix (sparse, 2-D array or a (Z, s) pair) or a sequence of them
+    if (sp.issparse(matrices) or isinstance(matrices, tuple)
+            or (isinstance(matrices, np.ndarray) and matrices.ndim == 2)):
+        matrices = [matrices]
+    if not isinstance(matrices, (list, np.ndarray)):
+        raise TypeError(f"{owner}: matrices must be a matrix, a (Z, s) pair or a "
+                        f"list of them; got a {type(matrices).__name__}.")
+    matrices = list(matrices)
+    f = broadcast_fields(owner, bound=bound, sense=sense)
+    if f["bound"].shape[0] == 1 and len(matrices) != 1:
+        f = broadcast_fields(owner, bound=np.repeat(f["bound"], len(matrices)),
+                             sense=f["sense"] if f["sense"].shape[0] != 1
+                             else np.repeat(f["sense"], len(matrices)))
+    if f["bound"].shape[0] != len(matrices):
+        raise ValueError(f"{owner}: {len(matrices)} matrices but "
+                         f"{f['bound'].shape[0]} bounds.")
+    b = as_reals(f["bound"], "bound", owner)
+    s = as_sense(f["sense"], owner)
+    matrices = [check_linear_matrix(A, c, owner) for c, A in enumerate(matrices)]
+    sizes = [A[0].shape[0] if isinstance(A, tuple) else A.shape[0] for A in matrices]
+    c = next((c for c, m in enumerate(sizes) if m != sizes[0]), None)
+    if c is not None:
+        raise ValueError(f"{owner}: matrix {c} acts on {sizes[c]} samples but matrix 0 "
+                         f"on {sizes[0]}; every matrix is n x n for the same n.")
+    return matrices, b, s
+
+
+def empty_error(name, what, alternative=""):
+    """The one error of a fit given constraints that hold none."""
+    return ValueError(
+        f"{name} is empty: {what} holds no constraint, and a fit given constraints "
+        f"needs at least one{alternative}."
+    )

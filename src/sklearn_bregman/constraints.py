@@ -23,7 +23,6 @@ are public here) and the engine's :func:`pair_sqdist`.
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
 from ._bounds import percentile_bounds, set_pair_bounds
@@ -31,14 +30,12 @@ from ._engine import pair_sqdist
 from ._labels import LabelIndex, draw_label_pairs, equal_triplets, outlier_triplets
 from ._sklearn_compat import Interval, StrOptions, validate_params
 from ._validation import (
-    as_indices,
-    as_reals,
-    as_sense,
-    broadcast_fields,
-    check_linear_matrix,
+    empty_error,
     read_array,
-    same_row,
+    validate_linear,
     validate_pairs,
+    validate_relative,
+    validate_similarity,
     validate_triplets,
 )
 
@@ -191,6 +188,21 @@ class PairConstraints:
         )
 
 
+def _refuse_other_kind(value, name, kind, takes):
+    """A TypeError when ``value`` is (or is a list holding) a constraint
+    container of another kind than ``kind``: NumPy would read some of them
+    as ragged sequences, and the message would speak of lengths."""
+    kinds = (PairConstraints, TripletConstraints, RelativeConstraints,
+             SimilarityConstraints, LinearConstraints)
+    if isinstance(value, kinds) and not isinstance(value, kind):
+        raise TypeError(f"{name} must be {takes}; got a {type(value).__name__}.")
+    if isinstance(value, (list, tuple)):
+        other = [v for v in value if isinstance(v, kinds) and not isinstance(v, kind)]
+        if other:
+            raise TypeError(f"{name} must be {takes}; got a {type(value).__name__} "
+                            f"holding a {type(other[0]).__name__}.")
+
+
 def check_pairs(constraints, n_samples):
     """Validate user-given pair constraints.
 
@@ -218,10 +230,15 @@ def check_pairs(constraints, n_samples):
         those of :class:`PairConstraints` (a container is checked again, in
         case its arrays were changed after construction); the message names
         the parameter ``constraints``, the field and the first offending row.
+        Also when there is no constraint ("constraints is empty").
     TypeError
-        If the constraints do not hold numbers.
+        If the constraints do not hold numbers, or are a container of
+        another kind (a TripletConstraints, a RelativeConstraints ...).
     """
     owner = "constraints"
+    _refuse_other_kind(constraints, "constraints", PairConstraints,
+                       "pair constraints: a PairConstraints, a tuple (i, j, sign[, bound]) or "
+                       "an array of shape (n_constraints, 3 or 4)")
     if isinstance(constraints, PairConstraints):
         fields = (constraints.i, constraints.j, constraints.sign, constraints.bound)
     elif isinstance(constraints, tuple) and len(constraints) in (3, 4):
@@ -240,7 +257,8 @@ def check_pairs(constraints, n_samples):
     pc = PairConstraints._from_valid(i, j, sign, bound).copy()
 
     if len(pc) == 0:
-        raise ValueError("constraints is empty: at least one pair constraint is needed.")
+        raise empty_error("constraints", "the PairConstraints" if isinstance(
+            constraints, PairConstraints) else "it")
     bad = np.flatnonzero((pc.i >= n_samples) | (pc.j >= n_samples))
     if bad.size:
         k = bad[0]
@@ -454,13 +472,16 @@ def check_triplets(triplets, n_samples, *, name="triplets"):
         ``name`` and the first offending row.
     TypeError
         If the array does not hold numbers, or is a :class:`TripletConstraints`
-        (use :func:`check_triplet_constraints`).
+        (use :func:`check_triplet_constraints`) or a container of another
+        kind (a PairConstraints ...).
     """
     if isinstance(triplets, TripletConstraints):
         raise TypeError(
             f"{name} must be an array of shape (n_triplets, 3); a TripletConstraints "
             "holds two of them: validate it with check_triplet_constraints."
         )
+    _refuse_other_kind(triplets, name, TripletConstraints,
+                       "an array of shape (n_triplets, 3) of triplets (rows i, j, k)")
     t = validate_triplets(triplets, name, None)
     bad = np.flatnonzero((t >= n_samples).any(1))
     if bad.size:
@@ -472,7 +493,7 @@ def check_triplets(triplets, n_samples, *, name="triplets"):
     return t
 
 
-def check_triplet_constraints(triplets, equal_triplets, n_samples):
+def check_triplet_constraints(triplets, equal_triplets, n_samples, *, name="triplets"):
     """Validate the triplets of a fit: arrays, or one TripletConstraints.
 
     Parameters
@@ -486,6 +507,8 @@ def check_triplet_constraints(triplets, equal_triplets, n_samples):
         sources of equality triplets are an error rather than merged).
     n_samples : int
         Number of training points the indices refer to.
+    name : str, default="triplets"
+        Parameter name used in error messages.
 
     Returns
     -------
@@ -497,20 +520,27 @@ def check_triplet_constraints(triplets, equal_triplets, n_samples):
     ValueError, TypeError
         As :func:`check_triplets`, naming ``triplets``, ``equal_triplets``,
         ``triplets.outlier`` or ``triplets.equal``; a ValueError when both a
-        TripletConstraints and ``equal_triplets`` are given.
+        TripletConstraints and ``equal_triplets`` are given, a TypeError
+        when ``triplets`` is a container of another kind (a
+        PairConstraints ...).
     """
+    _refuse_other_kind(triplets, name, TripletConstraints,
+                       "a TripletConstraints or an array of shape (n_triplets, 3) of "
+                       "triplets (rows i, j, k)")
     if isinstance(triplets, TripletConstraints):
         if equal_triplets is not None:
             raise ValueError(
-                "triplets is a TripletConstraints, which carries its own equality "
+                f"{name} is a TripletConstraints, which carries its own equality "
                 "triplets (.equal); equal_triplets must then be None. Put all the "
                 "equality triplets in the TripletConstraints, or pass two arrays."
             )
         # checked again: the arrays may have been changed since construction
-        outlier = check_triplets(triplets.outlier, n_samples, name="triplets.outlier")
-        equal = check_triplets(triplets.equal, n_samples, name="triplets.equal")
+        outlier = check_triplets(getattr(triplets, "outlier", None), n_samples,
+                                 name=f"{name}.outlier")
+        equal = check_triplets(getattr(triplets, "equal", None), n_samples,
+                               name=f"{name}.equal")
     else:
-        outlier = check_triplets(triplets, n_samples, name="triplets")
+        outlier = check_triplets(triplets, n_samples, name=name)
         equal = check_triplets(equal_triplets, n_samples, name="equal_triplets")
     return TripletConstraints._from_valid(outlier.copy(), equal.copy())
 
@@ -661,9 +691,12 @@ class RelativeConstraints:
     constraint matrix has rank four at most.
 
     The constructor validates its input and raises a ValueError or
-    TypeError naming the field and the first bad row; whether the indices
-    lie below the number of training points is checked when the
-    constraints are used in a fit.
+    TypeError naming the field and the first bad row; a fit checks the
+    container again by the same rules (a field changed after construction
+    gets the constructor's error, prefixed by the fit's parameter,
+    ``constraints``), and whether the indices lie below the number of
+    training points.  Empty fields make an empty container; a fit given
+    no constraint at all refuses it (ValueError "... is empty").
 
     Parameters
     ----------
@@ -699,32 +732,21 @@ class RelativeConstraints:
 
     def __init__(self, i, j, k, l, *, margin=0.0, ratio=1.0, equality=False,  # noqa: E741
                  measure="distance"):
-        owner = "RelativeConstraints"
-        if measure not in ("distance", "similarity"):
-            raise ValueError(f"{owner}: measure must be 'distance' or 'similarity'; got "
-                             f"{measure!r}.")
-        self.measure = measure
-        f = broadcast_fields(owner, i=i, j=j, k=k, l=l, margin=margin, ratio=ratio,
-                    equality=equality)
-        for name in ("i", "j", "k", "l"):
-            setattr(self, name, np.ascontiguousarray(
-                as_indices(f[name], name, owner, same_row)))
-        self.margin = as_reals(f["margin"], "margin", owner)
-        self.ratio = as_reals(f["ratio"], "ratio", owner, low=0.0, low_closed=False)
-        eq = f["equality"]
-        if eq.dtype.kind != "b":
-            raise TypeError(f"{owner}: equality must hold booleans; got dtype {eq.dtype}.")
-        self.equality = np.ascontiguousarray(eq)
-        for a, b in (("i", "j"), ("k", "l")) if measure == "distance" else ():
-            bad = np.flatnonzero(getattr(self, a) == getattr(self, b))
-            if bad.size:
-                raise ValueError(f"{owner}: row {bad[0]} has {a} == {b} (a pair joins a "
-                                 "point to itself).")
-        same = (((self.i == self.k) & (self.j == self.l))
-                | ((self.i == self.l) & (self.j == self.k)))
-        if same.any():
-            raise ValueError(f"{owner}: row {np.flatnonzero(same)[0]} compares a pair "
-                             "with itself.")
+        f = validate_relative(i, j, k, l, margin, ratio, equality, measure,
+                              owner="RelativeConstraints")
+        for name, value in f.items():
+            setattr(self, name, value)
+
+    def _validated(self, owner):
+        """A copy checked again by the constructor's rules (its fields may
+        have been changed since), every message prefixed by ``owner``."""
+        f = validate_relative(*(getattr(self, a, None) for a in
+                                ("i", "j", "k", "l", "margin", "ratio", "equality",
+                                 "measure")), owner=owner)
+        new = RelativeConstraints.__new__(RelativeConstraints)
+        for name, value in f.items():
+            setattr(new, name, value.copy() if isinstance(value, np.ndarray) else value)
+        return new
 
     @classmethod
     def from_triplets(cls, triplets, *, ratio=1.0):
@@ -779,14 +801,23 @@ class SimilarityConstraints:
     sense : array-like of shape (n_constraints,)
         +1, -1 or 0 as above.
     bound : array-like of shape (n_constraints,)
-        Finite numbers (a diagonal entry bounded from above needs a bound
-        > 0, or no PSD kernel of full rank meets it).
+        Finite numbers.  A diagonal entry of a positive definite kernel is
+        positive: ``K(i, i) <= b`` or ``K(i, i) = b`` with ``b <= 0`` is
+        refused (a ValueError); ``K(i, i) >= b`` with ``b <= 0`` always
+        holds.
 
     Attributes
     ----------
     i, j : ndarray of dtype intp
     sense : ndarray of dtype int8
     bound : ndarray of dtype float64
+
+    Notes
+    -----
+    As :class:`RelativeConstraints`: the constructor names the field and
+    the first bad row, a fit checks the container again by the same rules
+    (and the indices against the data), and an empty container is fine
+    until a fit is given no constraint at all.
 
     Examples
     --------
@@ -796,19 +827,19 @@ class SimilarityConstraints:
     """
 
     def __init__(self, i, j, sense, bound):
-        owner = "SimilarityConstraints"
-        f = broadcast_fields(owner, i=i, j=j, sense=sense, bound=bound)
-        self.i = np.ascontiguousarray(as_indices(f["i"], "i", owner, same_row))
-        self.j = np.ascontiguousarray(as_indices(f["j"], "j", owner, same_row))
-        self.sense = as_sense(f["sense"], owner)
-        self.bound = as_reals(f["bound"], "bound", owner)
-        bad = np.flatnonzero((self.i == self.j) & (self.sense == 1) & (self.bound <= 0))
-        if bad.size:
-            raise ValueError(
-                f"{owner}: row {bad[0]} asks K({self.i[bad[0]]}, {self.i[bad[0]]}) <= "
-                f"{self.bound[bad[0]]:g}; a diagonal entry of a positive definite "
-                "kernel is positive."
-            )
+        f = validate_similarity(i, j, sense, bound, owner="SimilarityConstraints")
+        for name, value in f.items():
+            setattr(self, name, value)
+
+    def _validated(self, owner):
+        """A copy checked again by the constructor's rules (its fields may
+        have been changed since), every message prefixed by ``owner``."""
+        f = validate_similarity(*(getattr(self, a, None) for a in
+                                  ("i", "j", "sense", "bound")), owner=owner)
+        new = SimilarityConstraints.__new__(SimilarityConstraints)
+        for name, value in f.items():
+            setattr(new, name, value.copy())
+        return new
 
     def __len__(self):
         return self.i.shape[0]
@@ -845,6 +876,14 @@ class LinearConstraints:
     bound : ndarray of dtype float64
     sense : ndarray of dtype int8
 
+    Notes
+    -----
+    As :class:`RelativeConstraints`: the constructor names the field (or
+    the matrix) and the first bad row, a fit checks the container again by
+    the same rules (and that every matrix is n x n for its n training
+    points), and an empty container is fine until a fit is given no
+    constraint at all.
+
     Examples
     --------
     >>> import numpy as np
@@ -855,26 +894,20 @@ class LinearConstraints:
     """
 
     def __init__(self, matrices, bound, sense=1):
-        owner = "LinearConstraints"
-        # one matrix (sparse, 2-D array or a (Z, s) pair) or a sequence of them
-        if (sp.issparse(matrices) or isinstance(matrices, tuple)
-                or (isinstance(matrices, np.ndarray) and matrices.ndim == 2)):
-            matrices = [matrices]
-        if not isinstance(matrices, (list, np.ndarray)):
-            raise TypeError(f"{owner}: matrices must be a matrix, a (Z, s) pair or a "
-                            f"list of them; got a {type(matrices).__name__}.")
-        matrices = list(matrices)
-        f = broadcast_fields(owner, bound=bound, sense=sense)
-        if f["bound"].shape[0] == 1 and len(matrices) != 1:
-            f = broadcast_fields(owner, bound=np.repeat(f["bound"], len(matrices)),
-                        sense=f["sense"] if f["sense"].shape[0] != 1
-                        else np.repeat(f["sense"], len(matrices)))
-        if f["bound"].shape[0] != len(matrices):
-            raise ValueError(f"{owner}: {len(matrices)} matrices but "
-                             f"{f['bound'].shape[0]} bounds.")
-        self.bound = as_reals(f["bound"], "bound", owner)
-        self.sense = as_sense(f["sense"], owner)
-        self.matrices = [check_linear_matrix(A, c, owner) for c, A in enumerate(matrices)]
+        self.matrices, self.bound, self.sense = validate_linear(
+            matrices, bound, sense, owner="LinearConstraints")
+
+    def _validated(self, owner):
+        """A copy checked again by the constructor's rules (its fields may
+        have been changed since), every message prefixed by ``owner``."""
+        new = LinearConstraints.__new__(LinearConstraints)
+        matrices, bound, sense = validate_linear(
+            *(getattr(self, a, None) for a in ("matrices", "bound", "sense")),
+            owner=owner)
+        new.matrices = [(A[0].copy(), A[1].copy()) if isinstance(A, tuple) else A.copy()
+                        for A in matrices]
+        new.bound, new.sense = bound.copy(), sense.copy()
+        return new
 
     def __len__(self):
         return len(self.matrices)

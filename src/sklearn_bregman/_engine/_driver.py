@@ -176,7 +176,7 @@ def dual_change(nu, nu_old):
 def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
                      order="cyclic", tol=1e-3, max_iter=1000, random_state=None,
                      verbose=0, owner="Bregman projections", dual_correction=True,
-                     skip=None, start=None):
+                     skip=None, start=None, warn_skipped=True):
     """Minimise a Bregman matrix divergence to ``M0`` under pair constraints.
 
     Solves (JMLR 2009, eq. 4 with slack eq. 22, on the r x r state)::
@@ -234,6 +234,9 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
         the union of the constraints from the first run's prior, as a run
         from that prior with zero duals does.  ``None``: ``nu = 0`` and
         ``xi = bound`` (a run from the prior ``M0``).
+    warn_skipped : bool, default=True
+        Warn about the zero-length pairs (``False``: the caller did, once:
+        a ``partial_fit`` stream keeps them from call to call).
 
     Returns
     -------
@@ -248,7 +251,8 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     v2 = pair_sqdist(G, constraints.i, constraints.j)  # |v_c|^2
     skipped = (zero_length_pairs(G, constraints.i, constraints.j, sqdist=v2)
                if skip is None else np.asarray(skip, dtype=bool).copy())
-    warn_zero_length(skipped, owner, stacklevel=4)
+    if warn_skipped:
+        warn_zero_length(skipped, owner, stacklevel=4)
     active = np.flatnonzero(~skipped).astype(np.intp)
     log_state = divergence == "vonneumann"
 
@@ -374,12 +378,20 @@ class Residuals:
         Violations above ``tol`` are counted in ``n_violated``.
     detail : tuple of ndarray or None
         ``(d, t)``: each constraint's value and target, quoted by warnings.
+    fixed : ndarray of shape (c,), bool, or None
+        Constraints no state can move (the skipped ones: zero-length pairs,
+        rows zero in the initial kernel's range, degenerate triplet rows).
+        They are measured like the others, at the value every state gives
+        them, against their bound: a violated one can never be met, so the
+        loop stops on the others (:attr:`movable_worst`) and the run is not
+        converged (:attr:`fixed_violated`).
     """
 
     violation: np.ndarray
     complementarity: np.ndarray
     tol: float
     detail: object = None
+    fixed: np.ndarray = None
 
     @property
     def max_violation(self):
@@ -389,6 +401,22 @@ class Residuals:
     def worst(self):
         """The KKT residual: the larger of both parts."""
         return max(self.max_violation, float(self.complementarity.max(initial=0.0)))
+
+    @property
+    def movable_worst(self):
+        """The KKT residual of the constraints a state can move."""
+        if self.fixed is None or not self.fixed.any():
+            return self.worst
+        keep = ~self.fixed
+        return max(float(self.violation[keep].max(initial=0.0)),
+                   float(self.complementarity[keep].max(initial=0.0)))
+
+    @property
+    def fixed_violated(self):
+        """Rows no state can move that miss their bound by more than ``tol``."""
+        if self.fixed is None:
+            return np.zeros(0, dtype=np.intp)
+        return np.flatnonzero(self.fixed & (self.violation > self.tol))
 
     @property
     def n_violated(self):
@@ -418,7 +446,9 @@ def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3)
     nu, xi : ndarray of shape (c,)
         Duals and slack targets (the bounds when hard).
     skipped : ndarray of shape (c,), bool
-        Constraints left out (zero-length pairs): residual 0.
+        Constraints left out (zero-length pairs): measured at distance 0
+        against their bound (a dissimilar one with a positive bound is
+        violated under every metric) and flagged ``fixed``.
     weight : ndarray of shape (c,), default=None
         ``None``: LogDet, the metric is ``M`` and a dual's scale is
         ``p = v' M v`` (the update is ``M + beta M v v' M``).  Given: von
@@ -433,12 +463,16 @@ def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3)
     """
     log_state = weight is not None
     p = pair_sqdist(G, constraints.i, constraints.j, _sym_exp(M) if log_state else M)
+    # a skipped pair joins two points that coincide in the factor: distance 0
+    # under every metric, held to its bound (never visited, its target is the
+    # bound): a dissimilar one with a positive bound can never be met
+    skipped = np.asarray(skipped, dtype=bool)
+    p = np.where(skipped, 0.0, p)
     gap = relative_gap(p, constraints.sign, xi)
-    gap[skipped] = 0.0
     w = weight if log_state else p
     comp = np.where(nu > 0, np.minimum(np.abs(gap), nu * w), 0.0)
     comp[skipped] = 0.0
-    return Residuals(np.maximum(gap, 0.0), comp, tol, detail=(p, xi))
+    return Residuals(np.maximum(gap, 0.0), comp, tol, detail=(p, xi), fixed=skipped)
 
 
 def relative_gap(d, sign, target):
@@ -509,7 +543,11 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
        stay violated.  The residuals are computed only once the measure
        has settled (and at the end).  A sweep that gives its own verdict
        (DefiniteBoost's greedy steps measure the KKT scores themselves) is
-       not second-guessed.
+       not second-guessed.  Constraints no state can move
+       (``Residuals.fixed``: the skipped ones) cannot change: the loop
+       stops once the others hold, and the run has converged only if the
+       fixed ones hold too (measured at the value every state gives them,
+       against their bound); if not, a ConvergenceWarning names them.
     4. ``stop(stats)`` may end the run early with the message of a
        ConvergenceWarning (DefiniteBoost's certificate of infeasibility).
 
@@ -527,7 +565,7 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
             return dual_change(duals, duals_old)
     history = []
     n_evals = n_moved = 0
-    converged = False
+    settled = False
     n_iter = 0
     res = None
     t0 = time.perf_counter()
@@ -566,13 +604,14 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
             )
         if stats.converged is not None:
             if stats.converged:
-                converged = True
+                settled = True
                 break
             res = None
         elif conv < tol:
             res = residuals(state)
-            if res.worst <= tol:
-                converged = True
+            # constraints no state moves cannot change: the run stops on the others
+            if res.movable_worst <= tol:
+                settled = True
                 break
         else:
             res = None
@@ -582,13 +621,25 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
                                res if res is not None else residuals(state))
     if res is None:
         res = residuals(state)
-    if not converged:
+    # converged: settled, and no constraint that no state moves is off its bound
+    converged = settled and not res.fixed_violated.size
+    if settled and not converged:
+        warnings.warn(
+            f"{owner}: {_fixed_summary(res)}. The other constraints hold to tol; "
+            "converged_ is False. Remove those constraints, or use an initial kernel "
+            "whose range moves them (another kernel, or a larger rank).",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    elif not converged:
         if res.n_violated:
             what = (f"{_violation_summary(res, n_active)}. "
                     f"{_capital(advice or 'Increase max_iter or loosen tol')}")
         else:
             what = (f"last {measure_name} {history[-1]:.3e}, optimality residual "
                     f"{res.worst:.3e}, tol={tol}. Increase max_iter or loosen tol")
+        if res.fixed_violated.size:
+            what += f" (and {_fixed_summary(res)})"
         warnings.warn(
             f"{owner} did not converge in max_iter={max_iter} sweeps: {what}.",
             ConvergenceWarning,
@@ -601,10 +652,28 @@ def _capital(s):
     return s[:1].upper() + s[1:]
 
 
+def _fixed_summary(res):
+    """'k of c constraints cannot be met by any kernel ...' for warnings."""
+    bad = res.fixed_violated
+    k = int(bad[np.argmax(res.violation[bad])])
+    listed = ", ".join(str(int(b)) for b in bad[:10]) + (", ..." if bad.size > 10 else "")
+    text = (f"{bad.size} of {res.violation.shape[0]} constraints cannot be met by any "
+            "kernel of the initial kernel's range: they are zero in that range (no "
+            "learned kernel moves them; they were skipped) and miss their bounds by "
+            f"more than tol={res.tol:g} (relative), the largest by "
+            f"{res.violation[k]:.3g} (row {k}")
+    if res.detail is not None:
+        d, t = res.detail
+        text += f": {d[k]:.4g} where the bound is {t[k]:.4g}"
+    return text + f"; rows {listed})"
+
+
 def _violation_summary(res, n_active):
     """'k of c constraints are violated by more than tol ...' for warnings."""
     if not res.n_violated:
         return "every constraint holds to tol"
+    if res.fixed_violated.size:  # rows counted beyond the active ones
+        n_active = res.violation.shape[0]
     k = int(np.argmax(res.violation))
     text = (f"{res.n_violated} of {n_active} constraints are violated by more than "
             f"tol={res.tol:g} (relative), the largest by {res.max_violation:.3g} "
@@ -764,6 +833,8 @@ def triplet_residuals(G, a, b, c, kind, gamma2, M, nu, xi, skipped, tol):
     ``g = xi`` (equality), with ``xi = nu / lam`` when soft and 0 when hard;
     it is measured relative to ``d(a, c)`` (the row's "bound"), and a dual's
     scale in the update ``M^-1 + alpha C`` is ``s = gamma2 d(a, b) + d(a, c)``.
+    Skipped (degenerate) rows keep their ratio of distances under every M:
+    they are measured like the others, against 0, and flagged ``fixed``.
     """
     d_ab = pair_sqdist(G, a, b, M)
     d_ac = pair_sqdist(G, a, c, M)
@@ -772,11 +843,23 @@ def triplet_residuals(G, a, b, c, kind, gamma2, M, nu, xi, skipped, tol):
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(d_ac > 0, g / np.where(d_ac > 0, d_ac, 1.0), 0.0)
     ineq = kind == 1
+    skipped = np.asarray(skipped, dtype=bool)
+    if skipped.any():
+        # degenerate rows keep d(a, b) / d(a, c) under every M: measured at the
+        # state like the others; where a point coincides with the anchor, by
+        # the geometry (as degenerate_triplet_rows): c on a, b not (gamma2
+        # d(a, b) <= 0) misses by the whole row (1), b on a (-d(a, c) <= 0)
+        # holds as an inequality and misses by 1 as an equality
+        sk = np.flatnonzero(skipped)
+        zero = ZERO_LENGTH_RTOL * max_squared_norm(G)
+        uu = pair_sqdist(G, a[sk], b[sk])
+        ww = pair_sqdist(G, a[sk], c[sk])
+        rel[sk] = np.where(ww <= zero, np.where(uu <= zero, 0.0, 1.0),
+                           np.where(uu <= zero, -1.0, rel[sk]))
     viol = np.where(ineq, np.maximum(rel, 0.0), np.abs(rel))
     comp = np.where(ineq & (nu > 0), np.minimum(np.abs(rel), nu * s), 0.0)
-    viol[skipped] = 0.0
     comp[skipped] = 0.0
-    return Residuals(viol, comp, tol, detail=(gamma2 * d_ab - d_ac, xi))
+    return Residuals(viol, comp, tol, detail=(gamma2 * d_ab - d_ac, xi), fixed=skipped)
 
 
 def renormalise_log_trace(L):

@@ -75,37 +75,67 @@ class LinearRows:
         return self.bound.shape[0]
 
 
-def row_values(rows, X):
-    """``tr(X C_c)`` of every row, for a symmetric r x r ``X`` (O(c q r^2))."""
+def row_values(rows, X, *, sizes=False):
+    """``tr(X C_c)`` of every row, for a symmetric r x r ``X`` (O(c q r^2)).
+
+    With ``sizes=True`` also each row's magnitude under ``X``,
+    ``sum_k |S[c, k]| v' X v`` (the sum of its terms' absolute values:
+    ``ratio d(i, j) + d(k, l)`` for a relative row, ``(K_ii + K_jj) / 2``
+    for an entry ``K_ij``, ``tr(K |A|)`` for ``tr(K A)``), as ``(values,
+    sizes)``.
+    """
     out = np.empty(len(rows))
+    size = np.empty(len(rows)) if sizes else None
     for start in range(0, len(rows), _CHUNK):
         sl = slice(start, start + _CHUNK)
         V = rows.V[sl]
         quad = np.einsum("cqr,cqr->cq", V @ X, V)
         out[sl] = (quad * rows.S[sl]).sum(axis=1)
-    return out
+        if sizes:
+            size[sl] = (quad * np.abs(rows.S[sl])).sum(axis=1)
+    return (out, size) if sizes else out
 
 
 def linear_residuals(rows, state, nu, xi, *, log_state, tol):
     """KKT residuals of linear rows at ``state`` (``log X`` when ``log_state``).
 
-    Primal: an inequality row is violated by ``max(0, tr(X C) - xi)``, an
-    equality row by ``|tr(X C) - xi|`` (rows are unit-scaled, so these are
-    relative to the row's size at the start).  Complementary slackness: a
-    positive dual on an inequality row whose gap is open counts with
-    ``min(|gap|, dual)``.  Stationarity holds for every iterate by the form
-    of the updates (``grad phi(X) - grad phi(X0) = -sum_c nu_c C_c``).
+    Primal: an inequality row misses its target by ``max(0, tr(X C) - xi)``,
+    an equality row by ``|tr(X C) - xi|``, measured relative to the larger
+    of the target's magnitude ``|xi|`` and the row's magnitude under ``X``
+    (:func:`row_values` with ``sizes``): relative to the target as for
+    pairs, unless the target is small against the terms the row compares
+    (a relative row with no margin has target 0).  Not relative to the
+    row's size at the start: a row whose initial size dwarfs its bound
+    (``tr K <= 1`` on data of trace 2,000) would then pass any violation.
+    Complementary slackness: a positive dual on an inequality row whose gap
+    is open counts with ``min(|gap|, dual)`` (the gap relative as above).
+    Stationarity holds for every iterate by the form of the updates
+    (``grad phi(X) - grad phi(X0) = -sum_c nu_c C_c``).
+
+    A skipped row (zero in the factor's coordinates) has the value 0 under
+    every kernel of that range; it is measured at 0 against its bound (its
+    target, never visited) and flagged ``fixed``: a violated one makes the
+    run unconverged (:func:`~._driver.sweep_until_settled`).
     """
     X = _sym_exp(state) if log_state else state
-    f = row_values(rows, X)
+    f, size = row_values(rows, X, sizes=True)
+    f[rows.skipped] = 0.0
+    size[rows.skipped] = 0.0
     gap = f - xi
     ineq = rows.kind == INEQUALITY
-    violation = np.where(ineq, np.maximum(gap, 0.0), np.abs(gap))
-    comp = np.where(ineq & (nu > 0), np.minimum(np.abs(gap), nu), 0.0)
-    violation[rows.skipped] = 0.0
+    excess = np.where(ineq, np.maximum(gap, 0.0), np.abs(gap))
+    ref = np.maximum(np.abs(xi), size)
+    pos = ref > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        violation = np.where(pos, excess / np.where(pos, ref, 1.0),
+                             np.where(excess > 0, np.inf, 0.0))
+        rel_gap = np.where(pos, np.abs(gap) / np.where(pos, ref, 1.0), 0.0)
+    comp = np.where(ineq & (nu > 0), np.minimum(rel_gap, nu), 0.0)
     comp[rows.skipped] = 0.0
-    # values and targets back in the user's units (of the '<=' form)
-    return Residuals(violation, comp, tol, detail=(f * rows.scale, xi * rows.scale))
+    # values and targets back in the user's units and sense
+    unit = rows.scale * rows.flip
+    return Residuals(violation, comp, tol, detail=(f * unit + 0.0, xi * unit + 0.0),
+                     fixed=rows.skipped)
 
 
 #: The compiled sweep of each divergence on general rows.
@@ -159,7 +189,8 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
         warnings.warn(
             f"{owner}: {len(rows) - active.size} of {len(rows)} constraints are zero in "
             "the initial kernel's range (e.g. they join identical points): no learned "
-            "kernel moves them; they are skipped.",
+            "kernel moves them; they are skipped, and held to their bounds at the value "
+            "0 they keep (a ConvergenceWarning follows if one misses its bound).",
             UserWarning, stacklevel=6,
         )
 
