@@ -262,16 +262,25 @@ def test_pair_classifier_passes_the_stream_on():
     assert not hasattr(PairClassifier(DefiniteBoost()), "partial_fit")
 
 
-def test_no_warning_about_old_zero_length_pairs_in_later_calls():
+def test_zero_length_pairs_are_reported_once_and_held_to_their_bounds():
     X, y, batches = wine_batches(3)
     Xd = X.copy()
     b0 = batches[0]
     Xd[b0[1]] = Xd[b0[0]]
     est = ITMLTransformer(random_state=0)
+    # a similar pair at distance 0 holds whatever the metric
     with pytest.warns(UserWarning, match="identical points"):
         est.partial_fit(Xd[b0], constraints=[[0, 1, 1], [0, 2, -1]])
+    assert est.converged_
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        warnings.simplefilter("ignore", ConvergenceWarning)
         est.partial_fit(X[batches[1]], y[batches[1]])
-    assert est.n_constraints_kept_ == est.n_constraints_seen_ - 1
+    assert est.converged_ and est.n_constraints_kept_ == est.n_constraints_seen_
+    # a dissimilar one (bound > 0) can never hold: the stream says so, call
+    # after call
+    with pytest.warns(UserWarning, match="identical points"):
+        est.partial_fit(Xd[b0], constraints=[[0, 1, -1, 1.0]])
+    assert not est.converged_ and est.max_violation_ >= 1.0
+    with pytest.warns(ConvergenceWarning, match="cannot be met"):
+        est.partial_fit(X[batches[2]], y[batches[2]])
+    assert not est.converged_

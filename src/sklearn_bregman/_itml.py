@@ -154,7 +154,7 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         :meth:`partial_fit` only).
     n_constraints_kept_ : int
         Constraints the stream keeps and sweeps (at most ``max_constraints``;
-        zero-length pairs are not kept).
+        zero-length pairs are kept unvisited, held to their bounds).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has string feature names.
@@ -339,13 +339,13 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     def _stream_step(self, stream, pairs, local, X_t, skipped, *, stacklevel):
         """Add a batch's pairs to the stream and sweep all it keeps
         (``stacklevel``: frames from here to the user's call)."""
-        keep = stream.add(X_t[local.i], X_t[local.j], local.sign, local.bound, skipped,
+        stream.add(X_t[local.i], X_t[local.j], local.sign, local.bound, skipped,
                           owner=type(self).__name__, stacklevel=stacklevel)
         result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
                             max_iter=self.max_iter, verbose=self.verbose,
                             owner=type(self).__name__)
         set_pair_fit_attributes(self, result, pairs)
-        self.dual_coef_ = stream.batch_duals(keep, len(pairs))
+        self.dual_coef_ = stream.batch_duals(len(pairs))
         self.n_constraints_seen_ = stream.n_seen
         self.n_constraints_kept_ = len(stream)
 

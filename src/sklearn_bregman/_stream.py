@@ -68,6 +68,7 @@ class PairStream:
         self.Pj = np.empty((0, r))
         self.sign = np.empty(0, dtype=np.int8)
         self.bound = np.empty(0)
+        self.skipped = np.empty(0, dtype=bool)
         self.nu = np.empty(0)
         self.xi = np.empty(0)
         #: constraints added (zero-length pairs included), and retired
@@ -79,29 +80,29 @@ class PairStream:
 
     def add(self, Pi, Pj, sign, bound, skipped, *, owner, stacklevel):
         """Keep the constraints ``v = Pi - Pj`` (rows in the state's
-        coordinates) with dual 0 and target their bound; zero-length pairs
-        (``skipped``: no matrix moves them, their dual stays 0) are reported
-        once, here, and not kept.  Retires the oldest beyond
-        ``max_constraints``.  Returns the kept ones' positions among the
-        batch."""
+        coordinates) with dual 0 and target their bound.  Zero-length pairs
+        (``skipped``: no matrix moves them) are reported once, here, and
+        kept, never visited, for the optimality test, which holds them to
+        their bound at distance 0 (a dissimilar one then stays violated and
+        ``converged_`` False).  Retires the oldest beyond
+        ``max_constraints``."""
         skipped = np.asarray(skipped, dtype=bool)
         warn_zero_length(skipped, owner, stacklevel=stacklevel + 1)
-        keep = np.flatnonzero(~skipped)
         self.n_seen += skipped.size
-        self.Pi = np.concatenate([self.Pi, Pi[keep]])
-        self.Pj = np.concatenate([self.Pj, Pj[keep]])
-        self.sign = np.concatenate([self.sign, np.asarray(sign, np.int8)[keep]])
-        self.bound = np.concatenate([self.bound, bound[keep]])
-        self.nu = np.concatenate([self.nu, np.zeros(keep.size)])
-        self.xi = np.concatenate([self.xi, bound[keep]])
+        self.Pi = np.concatenate([self.Pi, Pi])
+        self.Pj = np.concatenate([self.Pj, Pj])
+        self.sign = np.concatenate([self.sign, np.asarray(sign, np.int8)])
+        self.bound = np.concatenate([self.bound, bound])
+        self.skipped = np.concatenate([self.skipped, skipped])
+        self.nu = np.concatenate([self.nu, np.zeros(skipped.size)])
+        self.xi = np.concatenate([self.xi, bound])
         extra = len(self) - (self.max_constraints or len(self))
         if extra > 0:
             # retired: rows, duals and targets dropped; the state keeps their
             # duals' contribution (module docstring)
-            for name in ("Pi", "Pj", "sign", "bound", "nu", "xi"):
+            for name in ("Pi", "Pj", "sign", "bound", "skipped", "nu", "xi"):
                 setattr(self, name, getattr(self, name)[extra:].copy())
             self.n_retired += extra
-        return keep
 
     def run(self, *, slack, order, tol, max_iter, verbose, owner):
         """Sweep every kept constraint from where the last call stopped until
@@ -112,20 +113,20 @@ class PairStream:
         G = np.concatenate([self.Pi, self.Pj])
         pairs = PairConstraints._from_valid(np.arange(c), c + np.arange(c),
                                             self.sign, self.bound)
-        # (no zero-length pair is kept: add reported and dropped them)
+        # (the zero-length pairs were reported once, by add)
         result = pair_projections(
             G, pairs, self.state, divergence=self.divergence, slack=slack, order=order,
             tol=tol, max_iter=max_iter, random_state=self.rng, verbose=verbose,
-            owner=owner, skip=np.zeros(c, dtype=bool), start=(self.nu, self.xi))
+            owner=owner, skip=self.skipped, start=(self.nu, self.xi), warn_skipped=False)
         self.state = np.array(result.state, order="C", copy=True)
         self.nu = result.dual.copy()
         self.xi = result.targets.copy()
         return result
 
-    def batch_duals(self, keep, n_batch):
-        """The duals of the last batch's ``n_batch`` constraints (0 for the
-        zero-length and the already retired ones)."""
+    def batch_duals(self, n_batch):
+        """The duals of the last batch's ``n_batch`` constraints (0 for those
+        already retired, when the window is smaller than the batch)."""
         dual = np.zeros(n_batch)
-        kept = keep[keep.size - min(keep.size, len(self)):]
-        dual[kept] = self.nu[len(self) - kept.size:]
+        m = min(n_batch, len(self))
+        dual[n_batch - m:] = self.nu[len(self) - m:]
         return dual
