@@ -227,14 +227,79 @@ def test_errors_name_what_a_stream_takes():
     X, y, batches = wine_batches(2)
     est = LogDetKernelLearner(random_state=0)
     rel = RelativeConstraints([0], [1], [0], [2], ratio=2.0)
-    with pytest.raises(ValueError, match="partial_fit learns from pair constraints"):
-        est.partial_fit(X[:20], constraints=rel)
-    assert not hasattr(LogDetKernelLearner(label_constraints="relative"), "partial_fit")
-    est.partial_fit(X[:20], y[:20])
+    est.partial_fit(X[:20], y[:20])  # a stream of pairs
+    with pytest.raises(ValueError, match="this stream learns from pair constraints"):
+        est.partial_fit(X[20:40], constraints=rel)
     with pytest.raises(ValueError, match="features"):
         est.partial_fit(X[20:40, :5], y[20:40])
     with pytest.raises(ValueError, match="max_constraints"):
         ITMLTransformer(max_constraints=0).partial_fit(X, y)
+
+
+def _triplets_of(y, rng, m):
+    """m triplets (a, b, c) with a, b of one class and c of another."""
+    out = []
+    while len(out) < m:
+        a, b, c = rng.integers(0, len(y), 3)
+        if y[a] == y[b] and y[a] != y[c] and len({a, b, c}) == 3:
+            out.append((a, b, c))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("slack", [1.0, 10.0])
+def test_a_stream_of_triplets_equals_fit_on_the_union(slack):
+    # the general rows (Section 6.2.2) stream as the pairs do: LogDet on the
+    # first call's factor, against fit on the union in its coordinates
+    X, y, batches = wine_batches(8)
+    rng = np.random.default_rng(0)
+    est = LogDetKernelLearner(kernel="rbf", gamma=0.05, rank=15, slack=slack,
+                              random_state=0, **TIGHT)
+    union = []
+    for b in batches:
+        t = _triplets_of(y[b], rng, 15)
+        est.partial_fit(X[b], triplets=t)
+        assert est.converged_
+        union.append(b[t])
+    union = np.vstack(union)
+    assert est.n_constraints_seen_ == 2 * len(union)  # two relative rows each
+    Phi = est.factor_.transform(X)
+    ref = LogDetKernelLearner(kernel="linear", slack=slack, random_state=1,
+                              **TIGHT).fit(Phi, triplets=union)
+    assert ref.converged_
+    assert relative_error(est.learned_kernel(X), ref.learned_kernel(Phi)) < 1e-6
+
+
+def test_relative_labels_and_mixed_kinds_stream_as_rows():
+    X, y, batches = wine_batches(4)
+    est = VonNeumannKernelLearner(kernel="rbf", gamma=0.05, rank=10, random_state=0,
+                                  label_constraints="relative", n_constraints=30)
+    for b in batches[:2]:
+        est.partial_fit(X[b], y[b])
+        assert est.converged_ and len(est.dual_coef_) == 30
+    # pairs join a stream of rows as rows; a list of kinds too
+    b = batches[2]
+    est.partial_fit(X[b], constraints=PairConstraints([0, 1], [2, 3], [1, -1]))
+    rel = RelativeConstraints([0], [1], [0], [2], ratio=1.5)
+    est.partial_fit(X[batches[3]], constraints=[rel, PairConstraints([4], [5], [1])])
+    assert est.n_constraints_seen_ == 30 + 30 + 2 + 2
+    assert est.converged_
+
+
+def test_triplet_classifier_passes_the_stream_on():
+    from sklearn_bregman import SKLRClusterer, TripletClassifier
+
+    X, y, batches = wine_batches(3)
+    rng = np.random.default_rng(1)
+    clf = TripletClassifier(LogDetKernelLearner(kernel="rbf", gamma=0.05, rank=10,
+                                                random_state=0))
+    for b in batches:
+        t = _triplets_of(y[b], rng, 40)
+        clf.partial_fit(X[b][t])
+        assert clf.estimator_.converged_
+    assert clf.estimator_.n_constraints_seen_ == 2 * 40 * 3
+    assert clf.score(X[b][t]) > 0.9
+    # SKLR has no stream to pass the triplets on to
+    assert not hasattr(TripletClassifier(SKLRClusterer()), "partial_fit")
 
 
 def test_dask_batches_are_refused():

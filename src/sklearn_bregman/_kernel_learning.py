@@ -20,7 +20,6 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.utils import check_random_state
-from sklearn.utils.metaestimators import available_if
 
 from ._base import (
     SWEEP_PARAMETERS,
@@ -34,17 +33,12 @@ from ._engine import linear_projections, pair_projections
 from ._factors import orthonormal_basis
 from ._labels import check_labels, outlier_triplets
 from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs
-from ._rows import ROW_KINDS, as_constraint_list, build_rows, constraints_of_fit
+from ._rows import ROW_KINDS, build_rows, constraints_of_fit
 from ._sklearn_compat import Interval, StrOptions, fit_context
-from ._stream import PairStream
+from ._stream import PairStream, RowStream
 from .constraints import PairConstraints, RelativeConstraints
 
 __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
-
-
-def _streams_pairs(learner):
-    """``partial_fit`` draws pairs from labels: ``label_constraints='pairs'``."""
-    return learner.label_constraints == "pairs"
 
 
 class _BaseKernelLearner(FactorLearner):
@@ -196,9 +190,8 @@ class _BaseKernelLearner(FactorLearner):
         self.embedding_ = G.all() @ L.T
         return self
 
-    @available_if(_streams_pairs)
     @fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None, constraints=None):
+    def partial_fit(self, X, y=None, constraints=None, triplets=None):
         """Add a batch of labels or pair constraints and learn from all seen.
 
         The first call (or the first after ``fit``) starts as ``fit`` does
@@ -223,11 +216,15 @@ class _BaseKernelLearner(FactorLearner):
         O(m r) for an unbounded stream and each call finds the kernel
         nearest to that moving prior that meets the last m constraints.
 
-        A ``partial_fit`` after ``fit`` continues from the fitted kernel and
-        factor, with ``fit``'s constraints retired (their duals frozen in
-        it).  Streams take pair constraints; relative, similarity, linear
-        and triplet constraints need ``fit`` (``partial_fit`` exists only
-        with ``label_constraints='pairs'``).
+        A stream of pairs alone (drawn from labels with
+        ``label_constraints='pairs'``, or given) runs the pair sweep and
+        eq. 22's slack, as ``fit`` on pairs does; a stream that starts with
+        any other kind (relative, similarity, linear constraints, triplets,
+        or ``label_constraints='relative'``) runs on the general rows of
+        Section 6.2.2, as ``fit`` on them does, and every later batch joins
+        its kind (pairs too).  A ``partial_fit`` after ``fit`` continues from
+        the fitted kernel and factor, with ``fit``'s constraints retired
+        (their duals frozen in it).
 
         Parameters
         ----------
@@ -238,8 +235,14 @@ class _BaseKernelLearner(FactorLearner):
         y : array-like of shape (n_samples,), default=None
             The batch's class labels; pairs among its points are drawn from
             them when ``constraints`` is None.
-        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), default=None
-            Pairs ``i, j, sign[, bound]`` over the rows of this batch's ``X``.
+        constraints : constraint container, list of them, or array-like, default=None
+            Pairs ``i, j, sign[, bound]`` (an array of shape (n, 3 or 4) or a
+            :class:`~sklearn_bregman.constraints.PairConstraints`), or any
+            container of :meth:`fit`, over the rows of this batch's ``X``.
+        triplets : array-like of shape (n_triplets, 3), default=None
+            Outlier triplets ``(i, j | k)`` over this batch's rows (as in
+            :meth:`fit`; the interface of
+            :meth:`~sklearn_bregman.TripletClassifier.partial_fit`).
 
         Returns
         -------
@@ -251,19 +254,24 @@ class _BaseKernelLearner(FactorLearner):
             ``n_constraints_kept_`` those swept.
         """
         name = type(self).__name__
-        con_list = as_constraint_list(constraints)  # None: pairs as an array
-        if con_list is not None:
-            if len(con_list) != 1 or isinstance(con_list[0], ROW_KINDS):
-                raise ValueError(
-                    f"{name}.partial_fit learns from pair constraints (a PairConstraints "
-                    "or an array of rows i, j, sign[, bound]); relative, similarity, "
-                    f"linear and triplet constraints need {name}.fit.")
-            constraints = con_list[0]
         stream = getattr(self, "_stream", None)
         fitted = hasattr(self, "metric_")
         rows = enter(self, X, reset=not fitted, ensure_min_samples=2)
         rows.in_memory(f"{name}.partial_fit",
                        "pass each batch as a NumPy array or a sparse matrix")
+        n = rows.n
+        con_list = constraints_of_fit(constraints, triplets, n)
+        general = (con_list is not None and not (
+            len(con_list) == 1 and isinstance(con_list[0], PairConstraints))) or (
+            con_list is None and y is not None and self.label_constraints == "relative")
+        if isinstance(stream, RowStream):
+            general = True  # pairs join a stream of general rows as rows
+        elif stream is not None and general:
+            raise ValueError(
+                f"{name}.partial_fit: this stream learns from pair constraints (its "
+                "first call's kind, with the pair sweep and eq. 22's slack); relative, "
+                "similarity, linear constraints and triplets need a stream that starts "
+                "with them (or fit).")
         if stream is None:
             rng = check_random_state(self.random_state)
             if fitted:  # continue from fit's kernel: its factor, its training points
@@ -272,37 +280,72 @@ class _BaseKernelLearner(FactorLearner):
             else:
                 G = self._fit_factor(rows, y)
                 G0 = G.all()
-        else:
-            rng, G0 = stream.rng, stream.G0
-            G = InMemoryRows(self.factor_.transform(rows.A))
-        # stacklevel 3: this, scikit-learn's _fit_context, the user's call
-        pairs, local, G_t, touched = resolve_pairs(
-            self, y, constraints, G, rng, stacklevel=3,
-            bounds=None if stream is None else stream.bounds)
-        skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
-        if stream is None:
             basis = self._stream_basis(G0)
             state = (self._state_of_metric(self.metric_, basis) if fitted
                      else self._initial_state(basis))
-            stream = PairStream(state, divergence=self._divergence,
-                                bounds=pairs.bounds_rule, rng=rng,
-                                max_constraints=self.max_constraints)
+            kw = dict(divergence=self._divergence, rng=rng,
+                      max_constraints=self.max_constraints)
+            stream = RowStream(state, **kw) if general else PairStream(
+                state, bounds=None, **kw)
             stream.G0, stream.basis = G0, basis
-            self._stream = stream
-        C = self._coordinates(G_t, stream.basis)
-        stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped,
-                          owner=name, stacklevel=4)
-        result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
-                            max_iter=self.max_iter, verbose=self.verbose, owner=name)
-        L = set_pair_fit_attributes(self, result,
-                                    pairs, self._metric_of_state(result.state, stream.basis))
-        self.dual_coef_ = stream.batch_duals(len(pairs))
+        else:
+            rng, G0 = stream.rng, stream.G0
+            G = InMemoryRows(self.factor_.transform(rows.A))
+        if general:
+            L, result = self._stream_rows(stream, G.all(), y, con_list, n, name)
+        else:
+            L, result = self._stream_pairs(stream, G, y, constraints if con_list is None
+                                           else con_list[0], name)
+        self._stream = stream
         if self._divergence == "vonneumann":
             self.n_evals_ = result.n_evals
         self.n_constraints_seen_ = stream.n_seen
         self.n_constraints_kept_ = len(stream)
         self.embedding_ = G0 @ L.T
         return self
+
+    def _stream_pairs(self, stream, G, y, constraints, name):
+        """A batch of pairs (drawn from ``y`` or given) into a PairStream."""
+        # stacklevel 4: this, partial_fit, scikit-learn's _fit_context, the user's call
+        pairs, local, G_t, _ = resolve_pairs(self, y, constraints, G, stream.rng,
+                                             stacklevel=4, bounds=stream.bounds)
+        if stream.bounds is None:
+            stream.bounds = pairs.bounds_rule
+        skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
+        C = self._coordinates(G_t, stream.basis)
+        stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped,
+                   owner=name, stacklevel=5)
+        result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
+                            max_iter=self.max_iter, verbose=self.verbose, owner=name)
+        L = set_pair_fit_attributes(self, result, pairs,
+                                    self._metric_of_state(result.state, stream.basis))
+        self.dual_coef_ = stream.batch_duals(len(pairs))
+        return L, result
+
+    def _stream_rows(self, stream, G_b, y, con_list, n, name):
+        """A batch of general rows (given, or relative triplets drawn from
+        ``y``) into a RowStream."""
+        if con_list is None:
+            # stacklevel 6: encode_labels, outlier_triplets, this, partial_fit,
+            # _fit_context, the user's call
+            t = outlier_triplets(check_labels(y, n), self.n_constraints,
+                                 unlabeled=self.unlabeled, random_state=stream.rng,
+                                 stacklevel=6)
+            con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
+                                            ratio=self.ratio)]
+        con_list = [resolve_pair_constraints(self, None, c, G_b, None, n, stream.rng)
+                    if not isinstance(c, ROW_KINDS) else c for c in con_list]
+        B = self._coordinates(G_b, stream.basis)
+        batch = build_rows(con_list, B, self._prior_of(stream.basis),
+                           triplet_ratio=self.ratio)
+        stream.add(batch, owner=name, stacklevel=5)
+        result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
+                            max_iter=self.max_iter, verbose=self.verbose, owner=name,
+                            advice=_ROWS_ADVICE)
+        L = set_pair_fit_attributes(self, result, con_list,
+                                    self._metric_of_state(result.state, stream.basis))
+        self.dual_coef_ = stream.batch_duals(len(batch))
+        return L, result
 
     def _initial_rows_of_fit(self, name):
         """G0 of ``fit``'s training points, from ``embedding_ = G0 L'`` (L of
@@ -565,6 +608,9 @@ class LogDetKernelLearner(_BaseKernelLearner):
     def _initial_state(self, basis):
         return np.eye(self.rank_)
 
+    def _prior_of(self, basis):
+        return np.eye(self.rank_)
+
     def _state_of_metric(self, M, basis):
         return M
 
@@ -819,6 +865,9 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
 
     def _initial_state(self, basis):
         return np.diag(2.0 * np.log(basis[0]))
+
+    def _prior_of(self, basis):
+        return np.diag(basis[0] ** 2)
 
     def _state_of_metric(self, M, basis):
         # K = G0 M G0' = U (S V' M V S) U'

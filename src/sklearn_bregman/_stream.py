@@ -31,10 +31,16 @@ the nearest matrix to that moving prior that meets the last m constraints.
 
 import numpy as np
 
-from ._engine import pair_projections, warn_zero_length
+from ._engine import (
+    LinearRows,
+    linear_projections,
+    pair_projections,
+    warn_skipped_rows,
+    warn_zero_length,
+)
 from .constraints import PairConstraints
 
-__all__ = ["PairStream"]
+__all__ = ["PairStream", "RowStream"]
 
 
 class PairStream:
@@ -130,3 +136,103 @@ class PairStream:
         m = min(n_batch, len(self))
         dual[n_batch - m:] = self.nu[len(self) - m:]
         return dual
+
+
+class RowStream:
+    """The general rows (JMLR 2009, Section 6.2.2) kept between ``partial_fit``
+    calls, and the state: :class:`PairStream` for relative, similarity and
+    linear constraints and triplets.
+
+    Rows are kept as the engine builds them
+    (:class:`~sklearn_bregman._engine.LinearRows`: ``C_c = sum_k S[c, k]
+    V[c, k] V[c, k]'`` scaled to unit size under the initial state ``X0``,
+    which the stream fixes), with their duals and slack targets in those
+    scaled units; a batch with more vectors per row widens the others with
+    unused slots.
+
+    Parameters
+    ----------
+    state : ndarray of shape (r, r)
+        The engine's state at the start (X0, or log X0 for von Neumann).
+    divergence, rng, max_constraints
+        As :class:`PairStream`.
+    """
+
+    _FIELDS = ("V", "S", "kind", "bound", "scale", "flip", "skipped", "nu", "xi")
+
+    def __init__(self, state, *, divergence, rng, max_constraints):
+        self.state = np.array(state, dtype=np.float64, order="C", copy=True)
+        self.divergence = divergence
+        self.bounds = None
+        self.rng = rng
+        self.max_constraints = max_constraints
+        r = self.state.shape[0]
+        self.V = np.empty((0, 1, r))
+        self.S = np.empty((0, 1), dtype=np.int8)
+        self.kind = np.empty(0, dtype=np.int8)
+        self.bound = np.empty(0)
+        self.scale = np.empty(0)
+        self.flip = np.empty(0)
+        self.skipped = np.empty(0, dtype=bool)
+        self.nu = np.empty(0)
+        self.xi = np.empty(0)
+        self.n_seen = 0
+        self.n_retired = 0
+
+    def __len__(self):
+        return self.bound.size
+
+    def add(self, rows, *, owner, stacklevel):
+        """Keep a batch's rows (a :class:`~sklearn_bregman._engine.LinearRows`)
+        with dual 0 and target their bound; the skipped ones (zero in the
+        initial kernel's range) are reported once, here, and kept unvisited
+        for the optimality test.  Retires the oldest beyond
+        ``max_constraints``."""
+        warn_skipped_rows(rows.skipped, owner, stacklevel=stacklevel + 1)
+        self.n_seen += len(rows)
+        q = max(self.V.shape[1], rows.V.shape[1])
+        self.V = np.concatenate([_widen(self.V, q), _widen(rows.V, q)])
+        self.S = np.concatenate([_widen(self.S, q), _widen(rows.S, q)])
+        for name in ("kind", "bound", "scale", "flip", "skipped"):
+            setattr(self, name, np.concatenate([getattr(self, name), getattr(rows, name)]))
+        self.nu = np.concatenate([self.nu, np.zeros(len(rows))])
+        self.xi = np.concatenate([self.xi, rows.bound])
+        extra = len(self) - (self.max_constraints or len(self))
+        if extra > 0:
+            for name in self._FIELDS:
+                setattr(self, name, getattr(self, name)[extra:].copy())
+            self.n_retired += extra
+
+    def run(self, *, slack, order, tol, max_iter, verbose, owner, advice):
+        """Sweep every kept row from where the last call stopped until the
+        optimality conditions hold on them all; returns the engine's
+        :class:`~sklearn_bregman._engine.ProjectionResult` (duals and targets
+        in the rows' scaled units)."""
+        rows = LinearRows(V=np.ascontiguousarray(self.V), S=np.ascontiguousarray(self.S),
+                          kind=self.kind, bound=self.bound, scale=self.scale,
+                          flip=self.flip, skipped=self.skipped)
+        result = linear_projections(
+            rows, self.state, divergence=self.divergence, slack=slack, order=order,
+            tol=tol, max_iter=max_iter, random_state=self.rng, verbose=verbose,
+            owner=owner, advice=advice, start=(self.nu, self.xi), warn_skipped=False)
+        self.state = np.array(result.state, order="C", copy=True)
+        self.nu = result.dual.copy()
+        self.xi = result.targets.copy()
+        return result
+
+    def batch_duals(self, n_batch):
+        """The last batch's duals in the user's units and sense (0 for those
+        already retired)."""
+        dual = np.zeros(n_batch)
+        m = min(n_batch, len(self))
+        sl = slice(len(self) - m, len(self))
+        dual[n_batch - m:] = self.nu[sl] * self.flip[sl] / self.scale[sl]
+        return dual
+
+
+def _widen(A, q):
+    """``A`` (rows of vectors, shape (c, q0, ...)) with unused slots up to ``q``."""
+    if A.shape[1] == q:
+        return A
+    pad = [(0, 0), (0, q - A.shape[1])] + [(0, 0)] * (A.ndim - 2)
+    return np.pad(A, pad)

@@ -46,7 +46,7 @@ from ._driver import (
 )
 from ._frobenius import FrobeniusResult, frobenius_nearest_correlation
 from ._geometry import pair_sqdist
-from ._linear_rows import LinearRows, linear_projections, row_values
+from ._linear_rows import LinearRows, linear_projections, row_values, warn_skipped_rows
 from ._unit_diagonal import logdet_nearest_correlation, vonneumann_nearest_correlation
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "row_values",
     "triplet_projections",
     "vonneumann_nearest_correlation",
+    "warn_skipped_rows",
     "warn_zero_length",
     "zero_length_pairs",
 ]

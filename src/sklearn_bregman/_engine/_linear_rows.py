@@ -142,9 +142,24 @@ def linear_residuals(rows, state, nu, xi, *, log_state, tol):
 LINEAR_SWEEPS = {"logdet": logdet_linear_sweep, "vonneumann": vonneumann_linear_sweep}
 
 
+def warn_skipped_rows(skipped, owner, stacklevel):
+    """The one warning about rows zero in the initial kernel's range (as
+    :func:`~._driver.warn_zero_length` for pairs), if there are any."""
+    n_skipped = int(np.count_nonzero(skipped))
+    if n_skipped:
+        warnings.warn(
+            f"{owner}: {n_skipped} of {skipped.shape[0]} constraints are zero in "
+            "the initial kernel's range (e.g. they join identical points): no learned "
+            "kernel moves them; they are skipped, and held to their bounds at the value "
+            "0 they keep (a ConvergenceWarning follows if one misses its bound).",
+            UserWarning, stacklevel=stacklevel,
+        )
+
+
 def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order="cyclic",
                        tol=1e-3, max_iter=1000, random_state=None, verbose=0,
-                       owner="Bregman projections", dual_correction=True, advice=None):
+                       owner="Bregman projections", dual_correction=True, advice=None,
+                       start=None, warn_skipped=True):
     """Minimise a Bregman matrix divergence to ``X0`` under linear rows.
 
     Solves (JMLR 2009, eq. 4 with Section 6.2.2's constraints; slack as a
@@ -170,6 +185,12 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
         As :func:`~._driver.pair_projections`.
     advice : str, default=None
         End of the warning when rows stay violated.
+    start : tuple (nu, xi) of ndarrays of shape (c,), default=None
+        Warm start from a run that ended at ``state0`` (``partial_fit``; as
+        :func:`~._driver.pair_projections`' ``start``), in the rows' scaled
+        units; ``None``: ``nu = 0``, ``xi = bound``.
+    warn_skipped : bool, default=True
+        Warn about the skipped rows (``False``: the caller did, once).
 
     Returns
     -------
@@ -181,18 +202,14 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
     X = np.array(state0, dtype=np.float64, order="C", copy=True)
     X = 0.5 * (X + X.T)
     rng = check_random_state(random_state)
-    nu = np.zeros(len(rows))
-    xi = rows.bound.copy()
+    if start is None:
+        nu = np.zeros(len(rows))
+        xi = rows.bound.copy()
+    else:
+        nu, xi = (np.array(a, dtype=np.float64, copy=True) for a in start)
     active = np.flatnonzero(~rows.skipped).astype(np.intp)
-    # as pair_projections' warning on zero-length pairs
-    if active.size < len(rows):
-        warnings.warn(
-            f"{owner}: {len(rows) - active.size} of {len(rows)} constraints are zero in "
-            "the initial kernel's range (e.g. they join identical points): no learned "
-            "kernel moves them; they are skipped, and held to their bounds at the value "
-            "0 they keep (a ConvergenceWarning follows if one misses its bound).",
-            UserWarning, stacklevel=6,
-        )
+    if warn_skipped:
+        warn_skipped_rows(rows.skipped, owner, stacklevel=7)
 
     def run():
         visit = rng.permutation(active) if order == "random" else active
