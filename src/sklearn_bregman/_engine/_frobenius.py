@@ -108,7 +108,8 @@ def _eigh(G, y):
     """Eigenvalues (ascending) and eigenvectors of ``G + diag(y)``: LAPACK's
     divide and conquer (``dsyevd``), then MRRR, then QR if one fails."""
     n = y.size
-    for driver in ("evd", "evr", "ev"):
+    # (SciPy 1.10's dsyevd wrapper asks a wrong workspace size for n = 1)
+    for driver in ("evd", "evr", "ev") if n > 1 else ("ev",):
         M = G.copy()
         M.flat[::n + 1] += y
         try:
