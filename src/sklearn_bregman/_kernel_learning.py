@@ -285,8 +285,7 @@ class _BaseKernelLearner(FactorLearner):
                      else self._initial_state(basis))
             kw = dict(divergence=self._divergence, rng=rng,
                       max_constraints=self.max_constraints)
-            stream = RowStream(state, **kw) if general else PairStream(
-                state, bounds=None, **kw)
+            stream = RowStream(state, **kw) if general else PairStream(state, **kw)
             stream.G0, stream.basis = G0, basis
         else:
             rng, G0 = stream.rng, stream.G0

@@ -43,7 +43,61 @@ from .constraints import PairConstraints
 __all__ = ["PairStream", "RowStream"]
 
 
-class PairStream:
+class _Stream:
+    """What both streams share: the state, the kept constraints' fields (one
+    array per name in ``_FIELDS``, first axis the constraint), the counts,
+    and the window of ``max_constraints``."""
+
+    _FIELDS = ()
+
+    def __init__(self, state, *, divergence, rng, max_constraints, bounds=None, **empty):
+        self.state = np.array(state, dtype=np.float64, order="C", copy=True)
+        self.divergence = divergence
+        self.bounds = bounds
+        self.rng = rng
+        self.max_constraints = max_constraints
+        for name in self._FIELDS:
+            setattr(self, name, empty.get(name, np.empty(0)))
+        #: constraints added (those never visited included), and retired
+        self.n_seen = 0
+        self.n_retired = 0
+
+    def __len__(self):
+        return self.bound.size
+
+    def _keep(self, **batch):
+        """Append a batch (every field, with dual 0 and target its bound)
+        and retire the oldest beyond ``max_constraints``: their rows, duals
+        and targets are dropped, the state keeps their duals' contribution
+        (module docstring)."""
+        m = batch["bound"].size
+        batch.update(nu=np.zeros(m), xi=batch["bound"].copy())
+        self.n_seen += m
+        for name in self._FIELDS:
+            setattr(self, name, np.concatenate([getattr(self, name), batch[name]]))
+        extra = len(self) - (self.max_constraints or len(self))
+        if extra > 0:
+            for name in self._FIELDS:
+                setattr(self, name, getattr(self, name)[extra:].copy())
+            self.n_retired += extra
+
+    def _took(self, result):
+        """Where a run ended: the next call starts there."""
+        self.state = np.array(result.state, order="C", copy=True)
+        self.nu = result.dual.copy()
+        self.xi = result.targets.copy()
+        return result
+
+    def _last(self, values, n_batch):
+        """``values`` of the last batch's ``n_batch`` constraints (0 for those
+        already retired, when the window is smaller than the batch)."""
+        out = np.zeros(n_batch)
+        m = min(n_batch, len(self))
+        out[n_batch - m:] = values[len(self) - m:]
+        return out
+
+
+class PairStream(_Stream):
     """The pair constraints kept between ``partial_fit`` calls, and the state.
 
     Parameters
@@ -52,37 +106,25 @@ class PairStream:
         The engine's state at the start: the prior M0 (LogDet) or log M0
         (von Neumann), in the coordinates of the rows that will be added.
     divergence : {'logdet', 'vonneumann'}
-    bounds : str or tuple
-        The bound rule of the stream, fixed by the first call: the
-        percentiles measured then as ``(upper, lower)``, or the estimator's
-        ``bounds`` ('relative' or two numbers).
     rng : RandomState
         Draws the pairs from labels and the sweeps' random order, call after
         call.
     max_constraints : int or None
         Most constraints kept (the oldest are retired); ``None``: all.
+    bounds : str or tuple, default=None
+        The bound rule of the stream, fixed by the first call: the
+        percentiles measured then as ``(upper, lower)``, or the estimator's
+        ``bounds`` ('relative' or two numbers); ``None`` until then.
     """
 
-    def __init__(self, state, *, divergence, bounds, rng, max_constraints):
-        self.state = np.array(state, dtype=np.float64, order="C", copy=True)
-        self.divergence = divergence
-        self.bounds = bounds
-        self.rng = rng
-        self.max_constraints = max_constraints
-        r = self.state.shape[0]
-        self.Pi = np.empty((0, r))
-        self.Pj = np.empty((0, r))
-        self.sign = np.empty(0, dtype=np.int8)
-        self.bound = np.empty(0)
-        self.skipped = np.empty(0, dtype=bool)
-        self.nu = np.empty(0)
-        self.xi = np.empty(0)
-        #: constraints added (zero-length pairs included), and retired
-        self.n_seen = 0
-        self.n_retired = 0
+    _FIELDS = ("Pi", "Pj", "sign", "bound", "skipped", "nu", "xi")
 
-    def __len__(self):
-        return self.bound.size
+    def __init__(self, state, *, divergence, rng, max_constraints, bounds=None):
+        r = np.shape(state)[0]
+        super().__init__(state, divergence=divergence, rng=rng,
+                         max_constraints=max_constraints, bounds=bounds,
+                         Pi=np.empty((0, r)), Pj=np.empty((0, r)),
+                         sign=np.empty(0, np.int8), skipped=np.empty(0, bool))
 
     def add(self, Pi, Pj, sign, bound, skipped, *, owner, stacklevel):
         """Keep the constraints ``v = Pi - Pj`` (rows in the state's
@@ -94,21 +136,8 @@ class PairStream:
         ``max_constraints``."""
         skipped = np.asarray(skipped, dtype=bool)
         warn_zero_length(skipped, owner, stacklevel=stacklevel + 1)
-        self.n_seen += skipped.size
-        self.Pi = np.concatenate([self.Pi, Pi])
-        self.Pj = np.concatenate([self.Pj, Pj])
-        self.sign = np.concatenate([self.sign, np.asarray(sign, np.int8)])
-        self.bound = np.concatenate([self.bound, bound])
-        self.skipped = np.concatenate([self.skipped, skipped])
-        self.nu = np.concatenate([self.nu, np.zeros(skipped.size)])
-        self.xi = np.concatenate([self.xi, bound])
-        extra = len(self) - (self.max_constraints or len(self))
-        if extra > 0:
-            # retired: rows, duals and targets dropped; the state keeps their
-            # duals' contribution (module docstring)
-            for name in ("Pi", "Pj", "sign", "bound", "skipped", "nu", "xi"):
-                setattr(self, name, getattr(self, name)[extra:].copy())
-            self.n_retired += extra
+        self._keep(Pi=Pi, Pj=Pj, sign=np.asarray(sign, np.int8),
+                   bound=np.asarray(bound, np.float64), skipped=skipped)
 
     def run(self, *, slack, order, tol, max_iter, verbose, owner):
         """Sweep every kept constraint from where the last call stopped until
@@ -120,25 +149,17 @@ class PairStream:
         pairs = PairConstraints._from_valid(np.arange(c), c + np.arange(c),
                                             self.sign, self.bound)
         # (the zero-length pairs were reported once, by add)
-        result = pair_projections(
+        return self._took(pair_projections(
             G, pairs, self.state, divergence=self.divergence, slack=slack, order=order,
             tol=tol, max_iter=max_iter, random_state=self.rng, verbose=verbose,
-            owner=owner, skip=self.skipped, start=(self.nu, self.xi), warn_skipped=False)
-        self.state = np.array(result.state, order="C", copy=True)
-        self.nu = result.dual.copy()
-        self.xi = result.targets.copy()
-        return result
+            owner=owner, skip=self.skipped, start=(self.nu, self.xi), warn_skipped=False))
 
     def batch_duals(self, n_batch):
-        """The duals of the last batch's ``n_batch`` constraints (0 for those
-        already retired, when the window is smaller than the batch)."""
-        dual = np.zeros(n_batch)
-        m = min(n_batch, len(self))
-        dual[n_batch - m:] = self.nu[len(self) - m:]
-        return dual
+        """The duals of the last batch's ``n_batch`` constraints."""
+        return self._last(self.nu, n_batch)
 
 
-class RowStream:
+class RowStream(_Stream):
     """The general rows (JMLR 2009, Section 6.2.2) kept between ``partial_fit``
     calls, and the state: :class:`PairStream` for relative, similarity and
     linear constraints and triplets.
@@ -161,26 +182,11 @@ class RowStream:
     _FIELDS = ("V", "S", "kind", "bound", "scale", "flip", "skipped", "nu", "xi")
 
     def __init__(self, state, *, divergence, rng, max_constraints):
-        self.state = np.array(state, dtype=np.float64, order="C", copy=True)
-        self.divergence = divergence
-        self.bounds = None
-        self.rng = rng
-        self.max_constraints = max_constraints
-        r = self.state.shape[0]
-        self.V = np.empty((0, 1, r))
-        self.S = np.empty((0, 1), dtype=np.int8)
-        self.kind = np.empty(0, dtype=np.int8)
-        self.bound = np.empty(0)
-        self.scale = np.empty(0)
-        self.flip = np.empty(0)
-        self.skipped = np.empty(0, dtype=bool)
-        self.nu = np.empty(0)
-        self.xi = np.empty(0)
-        self.n_seen = 0
-        self.n_retired = 0
-
-    def __len__(self):
-        return self.bound.size
+        r = np.shape(state)[0]
+        super().__init__(state, divergence=divergence, rng=rng,
+                         max_constraints=max_constraints, V=np.empty((0, 1, r)),
+                         S=np.empty((0, 1), np.int8), kind=np.empty(0, np.int8),
+                         skipped=np.empty(0, bool))
 
     def add(self, rows, *, owner, stacklevel):
         """Keep a batch's rows (a :class:`~sklearn_bregman._engine.LinearRows`)
@@ -189,19 +195,11 @@ class RowStream:
         for the optimality test.  Retires the oldest beyond
         ``max_constraints``."""
         warn_skipped_rows(rows.skipped, owner, stacklevel=stacklevel + 1)
-        self.n_seen += len(rows)
         q = max(self.V.shape[1], rows.V.shape[1])
-        self.V = np.concatenate([_widen(self.V, q), _widen(rows.V, q)])
-        self.S = np.concatenate([_widen(self.S, q), _widen(rows.S, q)])
-        for name in ("kind", "bound", "scale", "flip", "skipped"):
-            setattr(self, name, np.concatenate([getattr(self, name), getattr(rows, name)]))
-        self.nu = np.concatenate([self.nu, np.zeros(len(rows))])
-        self.xi = np.concatenate([self.xi, rows.bound])
-        extra = len(self) - (self.max_constraints or len(self))
-        if extra > 0:
-            for name in self._FIELDS:
-                setattr(self, name, getattr(self, name)[extra:].copy())
-            self.n_retired += extra
+        self.V, self.S = _widen(self.V, q), _widen(self.S, q)
+        self._keep(V=_widen(rows.V, q), S=_widen(rows.S, q), kind=rows.kind,
+                   bound=rows.bound, scale=rows.scale, flip=rows.flip,
+                   skipped=rows.skipped)
 
     def run(self, *, slack, order, tol, max_iter, verbose, owner, advice):
         """Sweep every kept row from where the last call stopped until the
@@ -211,23 +209,14 @@ class RowStream:
         rows = LinearRows(V=np.ascontiguousarray(self.V), S=np.ascontiguousarray(self.S),
                           kind=self.kind, bound=self.bound, scale=self.scale,
                           flip=self.flip, skipped=self.skipped)
-        result = linear_projections(
+        return self._took(linear_projections(
             rows, self.state, divergence=self.divergence, slack=slack, order=order,
             tol=tol, max_iter=max_iter, random_state=self.rng, verbose=verbose,
-            owner=owner, advice=advice, start=(self.nu, self.xi), warn_skipped=False)
-        self.state = np.array(result.state, order="C", copy=True)
-        self.nu = result.dual.copy()
-        self.xi = result.targets.copy()
-        return result
+            owner=owner, advice=advice, start=(self.nu, self.xi), warn_skipped=False))
 
     def batch_duals(self, n_batch):
-        """The last batch's duals in the user's units and sense (0 for those
-        already retired)."""
-        dual = np.zeros(n_batch)
-        m = min(n_batch, len(self))
-        sl = slice(len(self) - m, len(self))
-        dual[n_batch - m:] = self.nu[sl] * self.flip[sl] / self.scale[sl]
-        return dual
+        """The last batch's duals in the user's units and sense."""
+        return self._last(self.nu * self.flip / self.scale, n_batch)
 
 
 def _widen(A, q):
