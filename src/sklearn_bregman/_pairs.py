@@ -8,11 +8,9 @@ scores pairs: the inner learner is fitted on the training pairs as
 constraints, and a held-out pair is scored by its learned squared distance.
 """
 
-import inspect
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -27,18 +25,10 @@ from ._sklearn_compat import (
     fit_context,
     validate_parameter_constraints,
 )
-from ._tuples import TupleMetaEstimator, check_tuple_labels, unique_points
+from ._tuples import TupleMetaEstimator, check_tuple_labels, inner_streams, unique_points
 from .constraints import PairConstraints
 
 __all__ = ["PairClassifier", "PairKFold"]
-
-
-def _inner_streams(meta):
-    """Whether the wrapped learner learns from a stream of pair constraints
-    (a ``partial_fit`` that takes ``constraints``: not DefiniteBoost's,
-    which takes target distances)."""
-    fit = getattr(meta.estimator, "partial_fit", None)
-    return fit is not None and "constraints" in inspect.signature(fit).parameters
 
 
 #: The threshold's parameters: the constructor's and those of
@@ -212,7 +202,7 @@ class PairClassifier(TupleMetaEstimator):
         """
         return self._fit(pairs, y, partial=False)
 
-    @available_if(_inner_streams)
+    @available_if(inner_streams)
     @fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, pairs, y):
         """Add a batch of labelled pairs to the inner learner's stream.
@@ -247,26 +237,13 @@ class PairClassifier(TupleMetaEstimator):
         self._check_learner()
         tuple_form(pairs, 2, "pairs", self.preprocessor)
         y, classes = check_pair_labels(y, len(pairs), return_classes=True)
-        if partial and hasattr(self, "estimator_"):
-            used = np.unique(np.where(y == 1, 1, classes[0]))
-            if not np.isin(used, self.classes_).all():
-                raise ValueError(
-                    f"y: this batch labels pairs {used.tolist()} but the first "
-                    f"partial_fit call set classes_ to {self.classes_.tolist()}; "
-                    "keep one encoding, +1 / -1 or 1 / 0, throughout the stream.")
-            classes = self.classes_
         X, rows = self._training_set(pairs)
         i, j = rows[:, 0], rows[:, 1]
         if (i == j).any():
             k = int(np.flatnonzero(i == j)[0])
             raise ValueError(f"pairs: row {k} joins a point to itself.")
-        constraints = PairConstraints(i, j, y)
-        if not partial:
-            self.estimator_ = clone(self.estimator).fit(X, constraints=constraints)
-        else:
-            if not hasattr(self, "estimator_"):
-                self.estimator_ = clone(self.estimator)
-            self.estimator_.partial_fit(X, constraints=constraints)
+        classes = self._fit_inner(X, PairConstraints(i, j, y), y, classes,
+                                  partial=partial)
         self.n_features_in_ = X.shape[1]
         self.classes_ = classes
         self._keep_embedding(pairs, X)

@@ -9,24 +9,14 @@ held-out triplet is scored by how much farther ``c`` is from ``a`` than ``b``
 in the learned kernel.
 """
 
-import inspect
-
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils.metaestimators import available_if
 
 from ._inputs import tuple_form
 from ._sklearn_compat import HasMethods, fit_context
-from ._tuples import TupleMetaEstimator, check_tuple_labels
+from ._tuples import TupleMetaEstimator, check_tuple_labels, inner_streams
 
 __all__ = ["TripletClassifier"]
-
-
-def _inner_streams_triplets(meta):
-    """Whether the wrapped learner learns from a stream of triplets (a
-    ``partial_fit`` that takes ``triplets``: the kernel learners)."""
-    fit = getattr(meta.estimator, "partial_fit", None)
-    return fit is not None and "triplets" in inspect.signature(fit).parameters
 
 
 class TripletClassifier(TupleMetaEstimator):
@@ -163,7 +153,7 @@ class TripletClassifier(TupleMetaEstimator):
         """
         return self._fit(triplets, y, partial=False)
 
-    @available_if(_inner_streams_triplets)
+    @available_if(inner_streams)
     @fit_context(prefer_skip_nested_validation=False)
     def partial_fit(self, triplets, y=None):
         """Add a batch of triplets to the inner learner's stream.
@@ -210,21 +200,7 @@ class TripletClassifier(TupleMetaEstimator):
                 "distinct points)."
             )
         # "a closer to b than to c" is the outlier triplet (a, b | c)
-        if not partial:
-            self.estimator_ = clone(self.estimator).fit(X, triplets=rows)
-        else:
-            if hasattr(self, "estimator_"):
-                used = np.unique(np.where(y == 1, 1, classes[0])) if y is not None else (
-                    np.array([1]))
-                if not np.isin(used, self.classes_).all():
-                    raise ValueError(
-                        f"y: this batch labels triplets {used.tolist()} but the first "
-                        f"partial_fit call set classes_ to {self.classes_.tolist()}; "
-                        "keep one encoding, +1 / -1 or 1 / 0, throughout the stream.")
-                classes = self.classes_
-            else:
-                self.estimator_ = clone(self.estimator)
-            self.estimator_.partial_fit(X, triplets=rows)
+        classes = self._fit_inner(X, rows, y, classes, partial=partial)
         self.n_features_in_ = X.shape[1]
         self.classes_ = classes
         self._keep_embedding(triplets, X)

@@ -13,7 +13,7 @@ import copy
 import inspect
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -27,7 +27,7 @@ from ._inputs import (
 from ._metric import MetricMixin
 from ._sklearn_compat import InvalidParameterError
 
-__all__ = ["TupleMetaEstimator", "check_tuple_labels", "unique_points"]
+__all__ = ["TupleMetaEstimator", "check_tuple_labels", "inner_streams", "unique_points"]
 
 #: The two label encodings a tuple classifier takes: its own, +1 / -1, and
 #: 1 / 0, the one scikit-learn's tools pass (``cross_val_predict`` with
@@ -93,6 +93,15 @@ def _inner_is_linear(self):
     return hasattr(est, "get_mahalanobis_matrix")
 
 
+def inner_streams(meta):
+    """Whether the wrapped learner learns from a stream of the meta-estimator's
+    tuples: a ``partial_fit`` that takes them as its ``_fit_keyword``
+    (``constraints``: not DefiniteBoost's, which takes target distances;
+    ``triplets``: the kernel learners, not SKLR, which has none)."""
+    fit = getattr(meta.estimator, "partial_fit", None)
+    return fit is not None and meta._fit_keyword in inspect.signature(fit).parameters
+
+
 class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Base of the meta-estimators whose samples are tuples of ``_size`` points.
 
@@ -131,6 +140,30 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
             f"{self._learners}. Got {est!r}, whose fit{inspect.signature(est.fit)} has "
             f"no '{self._fit_keyword}' parameter."
         )
+
+    def _fit_inner(self, X, tuples, signs, classes, *, partial):
+        """Fit the inner learner on the points ``X`` with ``tuples`` (its
+        ``_fit_keyword`` argument), or add them to its stream (``partial``);
+        returns the ``classes_`` to keep: a stream keeps its first call's
+        encoding, and refuses a batch labelled in the other one (``signs``:
+        the batch's labels as +1 / -1, or None when every tuple holds)."""
+        keyword = {self._fit_keyword: tuples}
+        if not partial:
+            self.estimator_ = clone(self.estimator).fit(X, **keyword)
+            return classes
+        if hasattr(self, "estimator_"):
+            used = (np.unique(np.where(signs == 1, 1, classes[0])) if signs is not None
+                    else np.array([1]))
+            if not np.isin(used, self.classes_).all():
+                raise ValueError(
+                    f"y: this batch labels {self._name} {used.tolist()} but the first "
+                    f"partial_fit call set classes_ to {self.classes_.tolist()}; keep "
+                    "one encoding, +1 / -1 or 1 / 0, throughout the stream.")
+            classes = self.classes_
+        else:
+            self.estimator_ = clone(self.estimator)
+        self.estimator_.partial_fit(X, **keyword)
+        return classes
 
     def _labels(self, signs):
         """The signs ±1 as labels of ``classes_``."""
