@@ -276,20 +276,7 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
             call); ``n_constraints_seen_`` counts the constraints of every
             call, ``n_constraints_kept_`` those swept.
         """
-        if getattr(self, "_stream", None) is None:
-            if hasattr(self, "metric_"):  # fitted by fit: continue from its metric
-                return self._fit(X, y, constraints, stream=True, state=self.metric_)
-            return self._fit(X, y, constraints, stream=True)
-        stream = self._stream
-        rows = self._enter(X, reset=False, stream=True)
-        scale = rows.max_squared_norm()
-        check_scale(scale, type(self).__name__)
-        pairs, local, X_t, _ = resolve_pairs(self, y, constraints, rows, stream.rng,
-                                             self.prior_, stacklevel=3,
-                                             bounds=stream.bounds)
-        skipped = check_pair_bounds(local, X_t, self.prior_, scale=scale)
-        self._stream_step(stream, pairs, local, X_t, skipped, stacklevel=5)
-        return self
+        return self._fit(X, y, constraints, stream=True)
 
     def _enter(self, X, *, reset, stream):
         """``X`` validated as rows (sparse X: at most
@@ -308,25 +295,31 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                 "learns a low-rank kernel from the sparse rows without a d x d matrix.")
         return rows
 
-    def _fit(self, X, y, constraints, *, stream, state=None):
-        """``fit``, or the first call of a ``partial_fit`` stream (``stream``;
-        from the metric ``state`` when a ``fit`` came first)."""
-        rows = self._enter(X, reset=state is None, stream=stream)
-        rng = check_random_state(self.random_state)
+    def _fit(self, X, y, constraints, *, stream):
+        """``fit``, or a ``partial_fit`` call (``stream``): the first starts a
+        stream from the prior, or from the fitted metric when a ``fit`` came
+        first; later ones add to it with its random stream and bounds."""
+        kept = getattr(self, "_stream", None) if stream else None
+        continuing = stream and (kept is not None or hasattr(self, "metric_"))
+        rows = self._enter(X, reset=not continuing, stream=stream)
+        rng = kept.rng if kept is not None else check_random_state(self.random_state)
         scale = rows.max_squared_norm()
         check_scale(scale, type(self).__name__)  # (before the covariance can overflow)
-        A0 = self.prior_ if state is not None else self._prior_metric(rows, rng)
+        A0 = self.prior_ if continuing else self._prior_metric(rows, rng)
         # the pairs' rows of X, gathered once (X never leaves the workers when
         # it is a dask array); stacklevel 4: _fit, fit, _fit_context, the user's call
-        pairs, local, X_t, _ = resolve_pairs(self, y, constraints, rows, rng, A0,
-                                             stacklevel=4)
+        pairs, local, X_t, _ = resolve_pairs(
+            self, y, constraints, rows, rng, A0, stacklevel=4,
+            bounds=None if kept is None else kept.bounds)
         skipped = check_pair_bounds(local, X_t, A0, scale=scale)
         self.prior_ = A0
         if stream:
-            self._stream = PairStream(
-                A0 if state is None else state, divergence="logdet",
-                bounds=pairs.bounds_rule, rng=rng, max_constraints=self.max_constraints)
-            self._stream_step(self._stream, pairs, local, X_t, skipped, stacklevel=6)
+            if kept is None:
+                kept = self._stream = PairStream(
+                    self.metric_ if continuing else A0, divergence="logdet",
+                    bounds=pairs.bounds_rule, rng=rng,
+                    max_constraints=self.max_constraints)
+            self._stream_step(kept, pairs, local, X_t, skipped, stacklevel=6)
             return self
         result = pair_projections(
             X_t, local, A0, slack=self.slack, order=self.order, tol=self.tol,
