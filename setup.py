@@ -39,17 +39,17 @@ extensions = [
          "_tridiag_ql.h"],
     ),
     engine_extension(
-        "_definiteboost",
+        "_definiteboost_steps",
         ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd",
          "_tridiag_ql.h", "_db_kernels.h"],
     ),
-    engine_extension("_csi", []),
+    engine_extension("_csi_steps", []),
     engine_extension("_linear", ["_dense_kernels.h", "_dense_kernels.pxd"]),
     engine_extension("_vn_linear", ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_linear.h",
                                    "_tridiag_ql.h"]),
     engine_extension("_correlation", ["_dense_kernels.h", "_dense_kernels.pxd"]),
     engine_extension(
-        "_sklr",
+        "_triplet_sweep",
         ["_dense_kernels.h", "_dense_kernels.pxd", "_rank2_kernels.h", "_rank2_kernels.pxd"],
     ),
     # test hooks on the kernels above (imported by the tests, not the package)

@@ -31,8 +31,8 @@ from sklearn.datasets import make_classification
 from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import CSIDecomposition
-from sklearn_bregman._factors import pivoted_cholesky
-from sklearn_bregman._kernels import kernel_columns
+from sklearn_bregman._factors._factors import pivoted_cholesky
+from sklearn_bregman._factors._kernels import kernel_columns
 
 RATIO_TARGET = 4.0
 LARGE_TARGET = 5.0

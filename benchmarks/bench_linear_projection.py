@@ -9,7 +9,7 @@ moves the state), this prints its time per projection next to:
 - q = 1 (a pair row): the specialised rank-one pair sweep of ``_logdet.pyx``
   on the same constraints (ITML's update);
 - q = 2 (a relative row ``d(a, b) <= d(a, c) / ratio``): SKLR's compiled
-  rank-two triplet sweep of ``_sklr.pyx`` on the same rows (hard, its
+  rank-two triplet sweep of ``_triplet_sweep.pyx`` on the same rows (hard, its
   closed-form eq. 13);
 - every q: the dense NumPy oracle of the tests (``tests/oracles.py``: an
   inverse per root-finder evaluation, O(r^3)), timed on 200 projections.
@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from sklearn_bregman._engine._linear import logdet_linear_sweep  # noqa: E402
 from sklearn_bregman._engine._logdet import logdet_pair_sweep  # noqa: E402
-from sklearn_bregman._engine._sklr import logdet_triplet_sweep  # noqa: E402
+from sklearn_bregman._engine._triplet_sweep import logdet_triplet_sweep  # noqa: E402
 from sklearn_bregman._engine._vn_linear import vonneumann_linear_sweep  # noqa: E402
 from sklearn_bregman._engine._vonneumann import vonneumann_pair_sweep  # noqa: E402
 

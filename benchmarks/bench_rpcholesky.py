@@ -29,8 +29,8 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from sklearn_bregman._factors import pivoted_cholesky, randomly_pivoted_cholesky
-from sklearn_bregman._kernels import kernel_columns, kernel_diagonal, kernel_source
+from sklearn_bregman._factors._factors import pivoted_cholesky, randomly_pivoted_cholesky
+from sklearn_bregman._factors._kernels import kernel_columns, kernel_diagonal, kernel_source
 
 SPEED_TARGET, ERROR_TARGET = 3.0, 2.0
 

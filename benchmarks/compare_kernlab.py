@@ -45,8 +45,8 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import CSIDecomposition
-from sklearn_bregman._factors import cholesky_side_information, pivoted_cholesky
-from sklearn_bregman._kernels import kernel_source
+from sklearn_bregman._factors._factors import cholesky_side_information, pivoted_cholesky
+from sklearn_bregman._factors._kernels import kernel_source
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from breiman import ringnorm, twonorm  # noqa: E402

@@ -172,7 +172,7 @@ def sklr_sweep_reference(G, idx_a, idx_b, idx_c, kind, gamma2, nu, M, order,
     """One sweep of rank-two LogDet projections, one row at a time in NumPy.
 
     Same in-place semantics as
-    ``sklearn_bregman._engine._sklr.logdet_triplet_sweep``; each step is
+    ``sklearn_bregman._engine._triplet_sweep.logdet_triplet_sweep``; each step is
     :func:`sklr_step_reference` on the r x r state with the constraint
     matrix ``gamma2 u u' - w w'``.
     """

@@ -32,8 +32,8 @@ from sklearn_bregman import (
     TripletClassifier,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._pairs import check_threshold_parameters
-from sklearn_bregman._sklearn_compat import InvalidParameterError
+from sklearn_bregman._tuples._pairs import check_threshold_parameters
+from sklearn_bregman._utils._sklearn_compat import InvalidParameterError
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
 
 

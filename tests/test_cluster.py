@@ -8,7 +8,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_bregman._cluster import KernelKMeans
+from sklearn_bregman._learners._cluster import KernelKMeans
 
 
 def expected_failures(estimator):

@@ -10,7 +10,7 @@ from sklearn.datasets import make_blobs
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sklearn_bregman import ITMLTransformer, SKLRClusterer
-from sklearn_bregman._metrics import kernel_kmeans_scorer, knn_scorer
+from sklearn_bregman._learners._scorers import kernel_kmeans_scorer, knn_scorer
 from sklearn_bregman.constraints import (
     PairConstraints,
     TripletConstraints,
@@ -456,7 +456,7 @@ def test_equal_triplets_capped_at_exactly_the_number_available(seed, mode):
 
 
 def test_number_of_equal_triplets_is_exact_beyond_int64():
-    from sklearn_bregman._labels import n_equal_triplets as _n_equal_triplets
+    from sklearn_bregman._constraints._labels import n_equal_triplets as _n_equal_triplets
 
     counts = np.full(50, 10**6, dtype=np.int64)
     same, diff = _n_equal_triplets(counts)

@@ -12,7 +12,7 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import check_fit2d_1sample, parametrize_with_checks
-from sklearn_bregman._engine._csi import qr_append
+from sklearn_bregman._engine._csi_steps import qr_append
 from sklearn_bregman._engine._testing import swap_pivots
 
 from sklearn_bregman import (
@@ -21,7 +21,7 @@ from sklearn_bregman import (
     LogDetKernelLearner,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._factors import (
+from sklearn_bregman._factors._factors import (
     LowRankFactor,
     cholesky_side_information,
     pivoted_cholesky,

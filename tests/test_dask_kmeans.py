@@ -20,7 +20,7 @@ from sklearn.datasets import make_blobs  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
-from sklearn_bregman._dask_kmeans import (  # noqa: E402
+from sklearn_bregman._data._dask_kmeans import (  # noqa: E402
     _add_lloyd,
     _kmeans_parallel,
     _kmeans_plusplus,
@@ -106,7 +106,7 @@ def test_nothing_is_left_on_the_cluster(client, blobs):
 def test_lineage_does_not_grow_with_the_iterations(client, monkeypatch):
     # labels of iteration i must not depend on those of i - 1, or the scheduler
     # keeps the tasks of every iteration (for recomputation)
-    import sklearn_bregman._dask_kmeans as module
+    import sklearn_bregman._data._dask_kmeans as module
 
     def n_tasks(dask_scheduler):
         return len(dask_scheduler.tasks)
@@ -404,7 +404,7 @@ def _reads_per_chunk(stream, name, n_chunks):
 def test_one_pass_per_round_and_iteration_for_all_restarts(client, monkeypatch, n_init):
     from distributed import get_task_stream
 
-    import sklearn_bregman._dask_kmeans as module
+    import sklearn_bregman._data._dask_kmeans as module
 
     calls = {"seeding": 0, "lloyd": 0}
     seeding_pass, lloyd_pass = module._seeding_pass, module._lloyd_pass
@@ -467,7 +467,7 @@ def test_kmeans_parallel_parameters_are_checked(client, blobs):
 def test_chunks_that_kept_too_few_rows_are_sampled_again(client, blobs, monkeypatch):
     # one kept row per chunk: most chunks hold more sampled rows, recomputed
     # by the driver; the sample stays the oracle's
-    import sklearn_bregman._dask_kmeans as module
+    import sklearn_bregman._data._dask_kmeans as module
 
     monkeypatch.setattr(module, "_n_keep", lambda m, n, ell: 1)
     Z = da.from_array(blobs, chunks=(250, -1)).persist()
@@ -488,7 +488,7 @@ def test_chunks_that_kept_too_few_rows_are_sampled_again(client, blobs, monkeypa
 @pytest.mark.parametrize("chunks", [(500, -1), ((700, 800, 1500), -1)])
 def test_sample_seeding_is_the_numpy_oracle_sample_whatever_the_chunking(
         client, blobs, chunks, monkeypatch):
-    import sklearn_bregman._dask_kmeans as module
+    import sklearn_bregman._data._dask_kmeans as module
 
     seen = {}
     fit = KMeans.fit
@@ -520,7 +520,7 @@ def test_sample_seeding_is_the_numpy_oracle_sample_whatever_the_chunking(
 def test_sample_seeding_takes_one_pass_and_finds_the_blobs(client, blobs, monkeypatch):
     from distributed import get_task_stream
 
-    import sklearn_bregman._dask_kmeans as module
+    import sklearn_bregman._data._dask_kmeans as module
 
     calls = {"lloyd": 0}
     lloyd_pass = module._lloyd_pass
@@ -546,8 +546,8 @@ def test_sample_seeding_takes_one_pass_and_finds_the_blobs(client, blobs, monkey
 
 
 def test_kernel_kmeans_seeds_on_a_sample_when_the_rows_are_not_kept(client, monkeypatch):
-    import sklearn_bregman._dask as dask_module
-    import sklearn_bregman._dask_kmeans as module
+    import sklearn_bregman._data._dask as dask_module
+    import sklearn_bregman._data._dask_kmeans as module
     from sklearn_bregman import KernelKMeans
 
     used = []

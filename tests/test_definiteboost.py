@@ -8,7 +8,7 @@ from scipy import linalg
 from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from sklearn_bregman._engine._definiteboost import (
+from sklearn_bregman._engine._definiteboost_steps import (
     definiteboost_cyclic_sweep,
     definiteboost_greedy,
     meg_steps,

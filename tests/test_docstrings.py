@@ -2,19 +2,30 @@
 
 import doctest
 import importlib
+import pkgutil
 import warnings
 
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 
-MODULES = ["constraints", "_base", "_cluster", "_csi", "_definiteboost", "_factors", "_itml",
-           "_kernel_learning", "_kernels", "_metrics", "_pairs", "_tuples", "_sklr",
-           "_triplets"]
+import sklearn_bregman
+
+#: Every module of the package (the compiled engine's have no docstring examples).
+MODULES = sorted(m.name for m in pkgutil.walk_packages(sklearn_bregman.__path__,
+                                                       "sklearn_bregman.")
+                 if not m.name.endswith(".demo"))
+
+
+def test_the_examples_are_found():
+    found = [name for name in MODULES if doctest.DocTestFinder().find(
+        importlib.import_module(name)) and any(
+        t.examples for t in doctest.DocTestFinder().find(importlib.import_module(name)))]
+    assert len(found) >= 10, found
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
-    module = importlib.import_module(f"sklearn_bregman.{name}")
+    module = importlib.import_module(name)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # examples must run clean
         result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)

@@ -368,7 +368,8 @@ def test_labels_on_data_out_of_range_blame_the_data(Learner, factor, what, blobs
 
 
 def test_bounds_drawn_from_labels_are_named_as_such(blobs):
-    from sklearn_bregman._resolve import resolve_pair_constraints
+    from sklearn_bregman._constraints._resolve import resolve_pair_constraints
+    from sklearn_bregman._data._data import InMemoryRows
     X, y = blobs
     itml = ITMLTransformer(bounds="relative", n_constraints=500)
     # two far points of different classes: their squared distance (1.6e308)
@@ -378,7 +379,7 @@ def test_bounds_drawn_from_labels_are_named_as_such(blobs):
     with pytest.raises(ValueError, match=r"^the \d+ pairs drawn from y \(bounds='relative'"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            resolve_pair_constraints(itml, [0, 1, 0, 1], None, G, None, 4,
+            resolve_pair_constraints(itml, [0, 1, 0, 1], None, InMemoryRows(G), None, 4,
                                      np.random.RandomState(0))
 
 

@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_bregman._engine._frobenius as frobenius
-import sklearn_bregman._nearest_correlation as nc_module
+import sklearn_bregman._learners._nearest_correlation as nc_module
 from sklearn_bregman import NearestCorrelation
 from tests.oracles import frobenius_jacobian_reference, higham_dykstra_reference
 

@@ -17,9 +17,9 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from sklearn_bregman import CSIDecomposition, LogDetKernelLearner
-from sklearn_bregman._cluster import KernelKMeans
-from sklearn_bregman._factors import pivoted_cholesky
-from sklearn_bregman._sklr import SKLRClusterer
+from sklearn_bregman._factors._factors import pivoted_cholesky
+from sklearn_bregman._learners._cluster import KernelKMeans
+from sklearn_bregman._learners._sklr import SKLRClusterer
 
 X, y = make_blobs(30, 4, centers=3, random_state=0)
 K_RBF = pairwise_kernels(X, metric="rbf", gamma=0.25)  # gamma=None: 1 / n_features

@@ -19,9 +19,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn_bregman._engine._linear import logdet_linear_sweep
 
 from sklearn_bregman import LogDetKernelLearner, TripletClassifier, VonNeumannKernelLearner
+from sklearn_bregman._constraints._rows import build_rows
 from sklearn_bregman._engine import LinearRows, linear_projections, row_values
-from sklearn_bregman._factors import orthonormal_basis
-from sklearn_bregman._rows import build_rows
+from sklearn_bregman._factors._factors import orthonormal_basis
 from sklearn_bregman.constraints import (
     LinearConstraints,
     PairConstraints,

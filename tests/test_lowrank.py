@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sklearn.metrics.pairwise import pairwise_kernels
 
-import sklearn_bregman._kernels as kernels
-from sklearn_bregman._factors import LowRankFactor
-from sklearn_bregman._kernels import kernel_diagonal
+import sklearn_bregman._factors._kernels as kernels
+from sklearn_bregman._factors._factors import LowRankFactor
+from sklearn_bregman._factors._kernels import kernel_diagonal
 
 PARAMS = {"gamma": 0.5, "degree": 2, "coef0": 1.0}
 
@@ -138,7 +138,7 @@ def test_dense_pivoted_cholesky_is_the_greedy_rule(kernel, gamma, rank, tol):
     """LAPACK's blocked pivoted Cholesky on a matrix held whole chooses the
     pivots of the column-by-column greedy factor and gives its factor to
     rounding, cut at the same rank and residual trace."""
-    from sklearn_bregman._factors import dense_pivoted_cholesky, pivoted_cholesky
+    from sklearn_bregman._factors._factors import dense_pivoted_cholesky, pivoted_cholesky
 
     X = np.random.default_rng(3).standard_normal((200, 6))
     K = pairwise_kernels(X, metric=kernel, **({} if gamma is None else {"gamma": gamma}))
@@ -156,7 +156,7 @@ def test_dense_pivoted_cholesky_is_the_greedy_rule(kernel, gamma, rank, tol):
 
 
 def test_precomputed_factor_at_most_of_n_uses_the_dense_rule():
-    from sklearn_bregman._factors import LowRankFactor
+    from sklearn_bregman._factors._factors import LowRankFactor
 
     X = np.random.default_rng(4).standard_normal((120, 4))
     K = pairwise_kernels(X, metric="rbf", gamma=0.3)

@@ -27,7 +27,7 @@ from sklearn_bregman import (
     TripletClassifier,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._sklearn_compat import InvalidParameterError
+from sklearn_bregman._utils._sklearn_compat import InvalidParameterError
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
 
 # the properties here hold at any state a fit stops at, converged or not

@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import LogDetKernelLearner
-from sklearn_bregman._metrics import kernel_kmeans_scorer, knn_scorer
+from sklearn_bregman._learners._scorers import kernel_kmeans_scorer, knn_scorer
 
 SCORERS = [knn_scorer(5), kernel_kmeans_scorer("nmi"), kernel_kmeans_scorer("ari")]
 

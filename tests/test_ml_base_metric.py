@@ -12,7 +12,7 @@ from the defaults; all of them with ``print_changed_only=False``).  The
 metric learners of metric-learn's ``metric_learners`` list become ours:
 ``METRIC_LEARNERS`` below, every learner of the suite (linear, through
 ``kernel='linear'``, and not) and both classifiers on tuples.
-``get_metric`` is ``MetricMixin.get_metric`` (``sklearn_bregman._metric``).
+``get_metric`` is ``MetricMixin.get_metric`` (``sklearn_bregman._learners._metric``).
 metric-learn's ``n_components`` (the number of rows of ``components_``) is
 our ``rank`` (the rank of the initial factor, hence of ``components_``),
 on the learners that have it.  metric-learn's ``build_classification``,
@@ -49,7 +49,7 @@ from sklearn_bregman import (
     TripletClassifier,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._sklearn_compat import InvalidParameterError
+from sklearn_bregman._utils._sklearn_compat import InvalidParameterError
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
 
 # a few sweeps only: these tests are about the metric surface, not about convergence

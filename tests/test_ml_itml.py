@@ -37,7 +37,7 @@ from sklearn.metrics import pairwise_distances
 from sklearn.utils import shuffle
 
 from sklearn_bregman import ITMLTransformer, PairClassifier
-from sklearn_bregman._sklearn_compat import InvalidParameterError
+from sklearn_bregman._utils._sklearn_compat import InvalidParameterError
 from sklearn_bregman.constraints import pairs_from_labels
 
 SEED = 42

@@ -14,7 +14,7 @@ becomes ``TripletClassifier`` around the two kernel learners (which take
 linear map: ``components_``, ``transform(X) = X @ components_.T`` and
 ``get_mahalanobis_matrix()`` (the classifiers read them off their inner
 learner, ``estimator_``).  ``pair_distance``, ``pair_score`` and
-``get_metric`` keep metric-learn's meaning (``sklearn_bregman._metric``).
+``get_metric`` keep metric-learn's meaning (``sklearn_bregman._learners._metric``).
 metric-learn's ``set_random_state`` is the learners' (and the inner
 learners') ``random_state``; ``remove_y`` (triplets take no labels) is
 ``fit_learner`` below; ``n_components`` (dimensionality reduction) is the
@@ -64,7 +64,7 @@ from sklearn_bregman import (
     TripletClassifier,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._sklearn_compat import InvalidParameterError
+from sklearn_bregman._utils._sklearn_compat import InvalidParameterError
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
 
 # a few sweeps only (metric-learn: ITML(max_iter=2), ITML_Supervised(max_iter=5)):
@@ -231,7 +231,7 @@ def test_pair_distance_dim(estimator, build_dataset):
     model, X = fitted(estimator, build_dataset)
     pairs = np.array(list(product(X, X)))
     assert model.pair_distance(pairs).shape == (pairs.shape[0],)
-    # differs on purpose: our message (sklearn_bregman._inputs.tuple_form), not
+    # differs on purpose: our message (sklearn_bregman._data._inputs.tuple_form), not
     # "3D array of formed tuples expected"
     with pytest.raises(ValueError, match=r"^pairs\b.*\(2, 4\)"):
         model.pair_distance(pairs[1])

@@ -9,7 +9,7 @@ calibration_params=...)`` becomes the constructor's ``strategy`` / ``beta`` /
 ``min_rate``; the mock ``IdentityPairsClassifier`` becomes ``PairClassifier``
 around ``IdentityLearner`` below (a pair learner whose map is the identity);
 ``_validate_calibration_params`` becomes
-``sklearn_bregman._pairs.check_threshold_parameters`` (and the constructor
+``sklearn_bregman._tuples._pairs.check_threshold_parameters`` (and the constructor
 and ``calibrate_threshold``, which apply it).  Our ``threshold_`` is a
 threshold on ``decision_function`` (minus the learned squared distance),
 metric-learn's one on the distance; ``predict`` says +1 where
@@ -45,8 +45,8 @@ from sklearn.utils import shuffle
 from sklearn.utils.validation import check_is_fitted
 
 from sklearn_bregman import ITMLTransformer, LogDetKernelLearner, PairClassifier
-from sklearn_bregman._pairs import THRESHOLD_PARAMETERS, check_threshold_parameters
-from sklearn_bregman._sklearn_compat import InvalidParameterError
+from sklearn_bregman._tuples._pairs import THRESHOLD_PARAMETERS, check_threshold_parameters
+from sklearn_bregman._utils._sklearn_compat import InvalidParameterError
 from sklearn_bregman.constraints import pairs_from_labels
 
 # a few sweeps only (metric-learn: ITML(max_iter=2)): these tests are about the

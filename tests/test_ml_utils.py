@@ -3,7 +3,7 @@
 Copyright (c) 2015 CJ Carey and Yuan Tang) to sklearn_bregman's names.
 
 Names: metric-learn's ``check_input(tuples, type_of_inputs='tuples',
-tuple_size=t, preprocessor=p)`` is ``sklearn_bregman._inputs.check_tuples(tuples,
+tuple_size=t, preprocessor=p)`` is ``sklearn_bregman._data._inputs.check_tuples(tuples,
 t, p)`` (``tuple_form`` reads the shape, ``check_point_tuples`` checks points,
 ``Preprocessor`` turns identifiers into points); the public methods that go
 through it are the classifiers' ``fit`` / ``predict`` / ``decision_function``
@@ -16,7 +16,7 @@ and ``preprocess_points`` are ``Preprocessor`` (an array: integer row indices;
 a callable: any hashable identifiers); ``PreprocessorError`` is a ValueError
 that names the argument or the estimator; ``check_collapsed_pairs`` is the
 check at the top of ``PairClassifier.fit``; ``check_y_valid_values_for_pairs``
-is ``sklearn_bregman._pairs.check_pair_labels``; ``_check_sdp_from_eigen`` on a
+is ``sklearn_bregman._tuples._pairs.check_pair_labels``; ``_check_sdp_from_eigen`` on a
 prior is ITMLTransformer's check of an array ``prior``; ``_check_n_components``
 is the kernel learners' ``rank``; ``validate_vector`` is the point check of
 ``get_metric``'s function.  metric-learn's pair learners (``ITML``, ``MMC``,
@@ -69,15 +69,15 @@ from sklearn_bregman import (
     SKLRClusterer,
     TripletClassifier,
 )
-from sklearn_bregman._inputs import (
+from sklearn_bregman._data._inputs import (
     Preprocessor,
     check_point_tuples,
     check_tuples,
     points_of,
     tuple_form,
 )
-from sklearn_bregman._pairs import check_pair_labels
-from sklearn_bregman._sklearn_compat import InvalidParameterError
+from sklearn_bregman._tuples._pairs import check_pair_labels
+from sklearn_bregman._utils._sklearn_compat import InvalidParameterError
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
 
 # a few sweeps only: these tests are about the inputs, not about convergence

@@ -15,7 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn_bregman._engine._correlation import correlation_sweep
 
 import sklearn_bregman._engine._unit_diagonal as unit_diagonal
-import sklearn_bregman._nearest_correlation as nc_module
+import sklearn_bregman._learners._nearest_correlation as nc_module
 from sklearn_bregman import NearestCorrelation
 
 
@@ -524,7 +524,7 @@ def test_docstring_examples():
 
 
 def test_vonneumann_size_limit_is_checked_before_any_cubic_work(monkeypatch):
-    import sklearn_bregman._nearest_correlation as module
+    import sklearn_bregman._learners._nearest_correlation as module
 
     monkeypatch.setattr(module, "VONNEUMANN_MAX_N", 10)
 

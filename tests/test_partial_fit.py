@@ -25,8 +25,8 @@ from sklearn_bregman import (
     PairConstraints,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._base import metric_from_log
 from sklearn_bregman._engine import pair_projections
+from sklearn_bregman._learners._base import metric_from_log
 from sklearn_bregman.constraints import RelativeConstraints, pair_sqdist
 
 TIGHT = dict(tol=1e-10, max_iter=100_000)
@@ -191,7 +191,7 @@ def test_partial_fit_after_fit_continues_from_the_fitted_metric():
 
 
 def components(M):
-    from sklearn_bregman._base import components_from_metric
+    from sklearn_bregman._learners._base import components_from_metric
     return components_from_metric(M)
 
 

@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from sklearn_bregman import DefiniteBoost, LogDetKernelLearner, VonNeumannKernelLearner
-from sklearn_bregman._factors import LowRankFactor, randomly_pivoted_cholesky
+from sklearn_bregman._factors._factors import LowRankFactor, randomly_pivoted_cholesky
 
 PARAMS = {"gamma": 0.5, "degree": 2, "coef0": 1.0}
 

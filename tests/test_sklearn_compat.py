@@ -1,7 +1,7 @@
 """The fallbacks of ``_sklearn_compat`` behave as the scikit-learn names they stand for.
 
 Each private scikit-learn name the package uses enters through
-``sklearn_bregman._sklearn_compat``; where scikit-learn may drop one, a
+``sklearn_bregman._utils._sklearn_compat``; where scikit-learn may drop one, a
 fallback written there takes over.  They are checked here against the
 scikit-learn in use, so that they are right on the day they are needed.
 """
@@ -16,8 +16,8 @@ from sklearn import config_context
 from sklearn.base import BaseEstimator
 from sklearn.utils import validation
 
-from sklearn_bregman import _sklearn_compat as compat
-from sklearn_bregman._sklearn_compat import Interval, InvalidParameterError
+from sklearn_bregman._utils import _sklearn_compat as compat
+from sklearn_bregman._utils._sklearn_compat import Interval, InvalidParameterError
 
 
 @pytest.mark.parametrize("x", [

@@ -10,12 +10,12 @@ from sklearn.datasets import load_digits, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
-from sklearn_bregman._engine._sklr import logdet_triplet_sweep
+from sklearn_bregman._engine._triplet_sweep import logdet_triplet_sweep
 
 from sklearn_bregman import ITMLTransformer, SKLRClusterer, TripletConstraints
 from sklearn_bregman._engine import triplet_projections
-from sklearn_bregman._factors import SpectralFactor
-from sklearn_bregman._kernels import AdaptiveGaussian
+from sklearn_bregman._factors._factors import SpectralFactor
+from sklearn_bregman._factors._kernels import AdaptiveGaussian
 from sklearn_bregman.constraints import (
     check_triplets,
     equal_triplets_from_labels,

@@ -25,7 +25,7 @@ from sklearn_bregman import (
     TripletClassifier,
     VonNeumannKernelLearner,
 )
-from sklearn_bregman._kernels import kernel_diagonal, kernel_source
+from sklearn_bregman._factors._kernels import kernel_diagonal, kernel_source
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -145,11 +145,11 @@ def _private_sklearn_imports(path):
 
 def test_private_scikit_learn_names_enter_through_one_module():
     offenders = {name: found for name, path in _modules().items()
-                 if name != "sklearn_bregman._sklearn_compat"
+                 if name != "sklearn_bregman._utils._sklearn_compat"
                  and (found := _private_sklearn_imports(path))}
     assert not offenders
     # and the door itself does use them (the check above reads real imports)
-    assert _private_sklearn_imports(PACKAGE / "_sklearn_compat.py")
+    assert _private_sklearn_imports(PACKAGE / "_utils" / "_sklearn_compat.py")
 
 
 def test_the_array_type_is_asked_once_where_data_enters():
@@ -163,7 +163,7 @@ def test_the_array_type_is_asked_once_where_data_enters():
                or isinstance(node, ast.Attribute) and node.attr == "is_dask_array"
                for node in ast.walk(tree)):
             askers.add(name)
-    assert askers == {"sklearn_bregman._data", "sklearn_bregman._dask"}
+    assert askers == {"sklearn_bregman._data._data", "sklearn_bregman._data._dask"}
 
 
 def test_both_rows_implementations_have_the_whole_interface():
@@ -172,8 +172,8 @@ def test_both_rows_implementations_have_the_whole_interface():
     and the architecture's table names each."""
     import dask.array as da
 
-    from sklearn_bregman._dask import DaskFactorRows, DaskRows
-    from sklearn_bregman._data import FACTOR_ROWS_INTERFACE, ROWS_INTERFACE, InMemoryRows
+    from sklearn_bregman._data._dask import DaskFactorRows, DaskRows
+    from sklearn_bregman._data._data import FACTOR_ROWS_INTERFACE, ROWS_INTERFACE, InMemoryRows
 
     X = np.random.default_rng(0).standard_normal((40, 3))
     in_memory = InMemoryRows(X)
@@ -199,8 +199,8 @@ def test_every_engine_run_returns_a_projection_result():
     """The engine's runs (every function of its door that runs projections)
     return the documented result type."""
     from sklearn_bregman import _engine
+    from sklearn_bregman._constraints._rows import build_rows
     from sklearn_bregman._engine import ProjectionResult
-    from sklearn_bregman._rows import build_rows
     from sklearn_bregman.constraints import PairConstraints, RelativeConstraints
 
     runs = {name for name in _engine.__all__
@@ -279,7 +279,7 @@ def test_every_row_kind_has_its_part():
     engine rows (``_rows.build_rows``), and every public container is a
     pair set or one of those kinds."""
     from sklearn_bregman import constraints
-    from sklearn_bregman._rows import ROW_KINDS, build_rows
+    from sklearn_bregman._constraints._rows import ROW_KINDS, build_rows
 
     containers = {name for name in constraints.__all__ if name.endswith("Constraints")}
     assert containers == {"PairConstraints"} | {k.__name__ for k in ROW_KINDS}
@@ -301,9 +301,9 @@ def test_every_low_rank_option_builds_a_factor():
     ``LowRankFactor`` (and a factor on dask chunks, or a clear error)."""
     import dask.array as da
 
-    from sklearn_bregman._base import FACTOR_PARAMETERS
-    from sklearn_bregman._dask import DaskFactor
-    from sklearn_bregman._factors import LowRankFactor
+    from sklearn_bregman._data._dask import DaskFactor
+    from sklearn_bregman._factors._factors import LowRankFactor
+    from sklearn_bregman._learners._base import FACTOR_PARAMETERS
 
     options = next(c for c in FACTOR_PARAMETERS["low_rank"] if hasattr(c, "options")).options
     X, y = load_iris(return_X_y=True)
@@ -322,11 +322,21 @@ def test_every_low_rank_option_builds_a_factor():
             assert dfactor.rank_ == factor.rank_, method
 
 
-def test_internal_modules_are_private():
-    top = {p.stem for p in PACKAGE.glob("*.py")}
-    assert {m for m in top if not m.startswith("_")} | {"__init__"} == PUBLIC_MODULES
-    for stem in top - PUBLIC_MODULES:
-        importlib.import_module(f"sklearn_bregman.{stem}")
+def test_the_top_holds_the_public_modules_and_the_role_folders():
+    """``src/sklearn_bregman/`` shows the layers: the public modules, and one
+    private folder per role (ARCHITECTURE.md's layer block), nothing else."""
+    modules = {p.stem for p in PACKAGE.glob("*.py")}
+    assert modules == PUBLIC_MODULES
+    folders = {p.name for p in PACKAGE.iterdir()
+               if p.is_dir() and (p / "__init__.py").exists()}
+    assert all(f.startswith("_") for f in folders)
+    assert folders == set(_declared_layers()) - PUBLIC_MODULES
+    assert len(modules | folders) <= 10
+    for folder in folders:
+        for path in (PACKAGE / folder).glob("*.py"):
+            if path.stem != "__init__":
+                assert path.stem.startswith("_"), path
+                importlib.import_module(f"sklearn_bregman.{folder}.{path.stem}")
 
 
 ESTIMATORS = sorted(n for n in sklearn_bregman.__all__

@@ -6,16 +6,16 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 
 import importlib.metadata
 
-from ._cluster import KernelKMeans
-from ._csi import CSIDecomposition
-from ._definiteboost import DefiniteBoost
-from ._itml import ITMLTransformer
-from ._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
-from ._metrics import kernel_kmeans_scorer, knn_scorer
-from ._nearest_correlation import NearestCorrelation
-from ._pairs import PairClassifier, PairKFold
-from ._sklr import SKLRClusterer
-from ._triplets import TripletClassifier
+from ._learners._cluster import KernelKMeans
+from ._learners._csi import CSIDecomposition
+from ._learners._definiteboost import DefiniteBoost
+from ._learners._itml import ITMLTransformer
+from ._learners._kernel_learning import LogDetKernelLearner, VonNeumannKernelLearner
+from ._learners._nearest_correlation import NearestCorrelation
+from ._learners._scorers import kernel_kmeans_scorer, knn_scorer
+from ._learners._sklr import SKLRClusterer
+from ._tuples._pairs import PairClassifier, PairKFold
+from ._tuples._triplets import TripletClassifier
 from .constraints import (
     PairConstraints,
     TripletConstraints,

@@ -4,10 +4,10 @@ This package's interface is the only door into the engine: estimator and
 factor modules import from ``sklearn_bregman._engine``, never from its
 submodules.
 
-``_logdet.pyx``, ``_vonneumann.pyx``, ``_definiteboost.pyx``, ``_sklr.pyx``,
+``_logdet.pyx``, ``_vonneumann.pyx``, ``_definiteboost_steps.pyx``, ``_triplet_sweep.pyx``,
 ``_linear.pyx``, ``_vn_linear.pyx`` and ``_correlation.pyx`` (projections onto
 a unit diagonal) hold the compiled sweeps (every projection of one pass over
-the constraints, in C; vector kernels in the ``.h`` files), ``_csi.pyx`` the
+the constraints, in C; vector kernels in the ``.h`` files), ``_csi_steps.pyx`` the
 compiled steps of Cholesky with side information (``_testing.pyx`` exposes
 compiled internals to the tests only and is not exported here);
 :mod:`._geometry` computes squared distances of pairs of rows,
@@ -21,7 +21,7 @@ ARCHITECTURE.md, layer 3, and the user guide, docs/user_guide/convergence.md
 ("What a fit promises").
 """
 
-from ._csi import (
+from ._csi_steps import (
     cholesky_append,
     estimated_gains,
     lookahead_added,
@@ -29,7 +29,7 @@ from ._csi import (
     move_pivot,
     qr_append,
 )
-from ._definiteboost import meg_steps
+from ._definiteboost_steps import meg_steps
 from ._driver import (
     ZERO_LENGTH_RTOL,
     ProjectionResult,

@@ -21,10 +21,10 @@ from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ._definiteboost import definiteboost_cyclic_sweep, definiteboost_greedy
+from ._definiteboost_steps import definiteboost_cyclic_sweep, definiteboost_greedy
 from ._geometry import pair_sqdist
 from ._logdet import logdet_pair_sweep
-from ._sklr import logdet_triplet_sweep
+from ._triplet_sweep import logdet_triplet_sweep
 from ._vonneumann import vonneumann_pair_sweep
 
 #: The compiled sweep of each divergence: one pass of rank-one projections.
@@ -752,7 +752,7 @@ def triplet_projections(G, triplets, M0, *, margin=2.0 ** 0.5, slack=np.inf,
         s.t.   gamma^2 d(i, j) - d(i, k) <= xi_c    for (i, j | k)
                d(i, j) - d(i, k) = xi_c             for "don't know" rows
 
-    by rank-two Bregman projections (``_sklr.pyx``) with dual corrections.
+    by rank-two Bregman projections (``_triplet_sweep.pyx``) with dual corrections.
 
     Parameters
     ----------
@@ -907,7 +907,7 @@ def definiteboost(V, sign, bound, L0, *, selection="greedy", exact=True,
 
         min_W  D_vN(W, W_1)  s.t.  tr W = 1,  s_j (v_j' W v_j - b_j) <= 0
 
-    through its dual (eq. 9) by DefiniteBoost steps (``_definiteboost.pyx``).
+    through its dual (eq. 9) by DefiniteBoost steps (``_definiteboost_steps.pyx``).
 
     Parameters
     ----------

@@ -9,7 +9,7 @@ compiled sweep of the divergence (``_linear.pyx`` for LogDet,
 ``_vn_linear.pyx`` for von Neumann) in the engine's one loop,
 :func:`~._driver.sweep_until_settled`, with the residuals of
 :func:`linear_residuals`.  The rows are built from the constraint
-containers by ``sklearn_bregman._rows``.
+containers by ``sklearn_bregman._constraints._rows``.
 """
 
 import warnings

@@ -3,7 +3,7 @@
 
 Nothing in the package imports this module; the tests and the benchmarks
 do, to check the C kernels of ``_vn_kernels.h`` and ``_dense_kernels.h``
-against dense oracles, and the pivot exchange of ``_csi.pyx`` one
+against dense oracles, and the pivot exchange of ``_csi_steps.pyx`` one
 transposition at a time.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from scipy.linalg.cython_lapack cimport dlaed4
 
-from ._csi import move_pivot
+from ._csi_steps import move_pivot
 
 
 cdef extern from "_tridiag_ql.h" nogil:
@@ -231,5 +231,5 @@ def _secular_roots(const double[::1] d, const double[::1] z, double rho,
 
 def swap_pivots(G, Q, R, E, W, pivots, Py_ssize_t p, Py_ssize_t t):
     """Exchange the pivots at positions p and p + 1 (Bach & Jordan, App. A):
-    ``move_pivot`` of ``_csi.pyx`` by one position."""
+    ``move_pivot`` of ``_csi_steps.pyx`` by one position."""
     move_pivot(G, Q, R, E, W, pivots, p + 1, p, t)

@@ -8,7 +8,7 @@ the LogDet solution (O(n r) memory), each sweep followed by a Newton step on
 the n-dimensional dual when it is affordable; :func:`vonneumann_nearest_correlation` runs the
 rank-one von Neumann sweep on the dense state ``log K``.  Both go through
 the one loop, :func:`~._driver.sweep_until_settled`.  The formulation and
-its departure from the paper are in ``sklearn_bregman._nearest_correlation``.
+its departure from the paper are in ``sklearn_bregman._learners._nearest_correlation``.
 """
 
 import time

@@ -5,7 +5,7 @@ points, and a map phi0 with phi0(X_train) = G0 that takes new points to the
 same r coordinates (ARCHITECTURE.md, layer 2).  The learners work on G0
 only, so nothing of size n x n is ever formed, except for
 ``kernel='precomputed'`` where the user hands the n x n matrix in.  Kernel
-values come from :mod:`sklearn_bregman._kernels`.
+values come from :mod:`sklearn_bregman._factors._kernels`.
 
 - linear kernel: the data itself (phi0(x) = x), or its top right singular
   directions (phi0(x) = x V) when fewer than ``n_features`` columns are
@@ -38,7 +38,7 @@ from sklearn.preprocessing import LabelBinarizer
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 
-from ._engine import (
+from .._engine import (
     cholesky_append,
     estimated_gains,
     lookahead_added,
@@ -46,6 +46,7 @@ from ._engine import (
     move_pivot,
     qr_append,
 )
+from .._utils._sklearn_compat import num_samples
 from ._kernels import (
     AdaptiveGaussian,
     _not_finite_message,
@@ -56,7 +57,6 @@ from ._kernels import (
     kernel_source,
     pivot_columns,
 )
-from ._sklearn_compat import num_samples
 
 __all__ = ["FLOOR", "RPCHOLESKY_BLOCK", "CSIResult", "LowRankFactor", "PivotMap",
            "orthonormal_basis",
@@ -821,7 +821,7 @@ class PivotMap:
     @classmethod
     def from_pivot_rows(cls, L, pivots, X_pivots, kernel, params):
         """The map from the pivots' rows ``L = G[pivots]`` and points alone
-        (the factor built on chunks, :class:`sklearn_bregman._dask.DaskFactor`)."""
+        (the factor built on chunks, :class:`sklearn_bregman._data._dask.DaskFactor`)."""
         self = cls.__new__(cls)
         self.kernel, self.params, self.pivots, self.adaptive = kernel, params, pivots, None
         self.L = np.ascontiguousarray(L)

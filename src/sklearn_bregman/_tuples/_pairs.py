@@ -16,8 +16,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._inputs import tuple_form
-from ._sklearn_compat import (
+from .._constraints._containers import PairConstraints
+from .._data._inputs import tuple_form
+from .._utils._sklearn_compat import (
     HasMethods,
     Interval,
     InvalidParameterError,
@@ -25,8 +26,7 @@ from ._sklearn_compat import (
     fit_context,
     validate_parameter_constraints,
 )
-from ._tuples import TupleMetaEstimator, check_tuple_labels, inner_streams, unique_points
-from .constraints import PairConstraints
+from ._base import TupleMetaEstimator, check_tuple_labels, inner_streams, unique_points
 
 __all__ = ["PairClassifier", "PairKFold"]
 

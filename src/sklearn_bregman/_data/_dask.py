@@ -12,27 +12,27 @@ O(r^2), the pivots' rows and a few numbers per chunk:
   diagonal on the workers: each round draws its proposals from the
   per-chunk sums of the diagonal (the uniforms of ``RandomState.choice``,
   located in two levels, chunk then row), so the pivots are those of the
-  in-memory :func:`~sklearn_bregman._factors.randomly_pivoted_cholesky`
+  in-memory :func:`~sklearn_bregman._factors._factors.randomly_pivoted_cholesky`
   under the same seed, and G0's rows are recomputed from ``X`` by replaying
   the rounds (:func:`_replay`) whenever they are needed, never stored.
   Greedy pivoted Cholesky (``'cholesky'``) needs the factor itself to update
   the diagonal, one pass per pivot: its chunks of ``[G0 | d]`` stay on the
   workers (O(n r) memory there).  The linear kernel is ``X`` itself.
 - :class:`DaskLabelIndex` answers the questions of drawing pairs from labels
-  (:func:`sklearn_bregman._labels.draw_label_pairs`: how many of each
+  (:func:`sklearn_bregman._constraints._labels.draw_label_pairs`: how many of each
   class, the a-th sample of class k) with per-chunk counts and small
   per-chunk tasks, so the same pairs are drawn as in memory.
 - :class:`DaskRows` and :class:`DaskFactorRows` are the dask
-  implementation of the rows interface of :mod:`sklearn_bregman._data`
+  implementation of the rows interface of :mod:`sklearn_bregman._data._data`
   (the data's rows, and the factor's): gathering rows
-  (:func:`sklearn_bregman._resolve.resolve_pairs` takes the ones the pairs
+  (:func:`sklearn_bregman._constraints._resolve.resolve_pairs` takes the ones the pairs
   touch, once, for the r x r engine), maps, label indices, the factor,
-  CSI's plain path and k-means (:mod:`sklearn_bregman._dask_kmeans`).
+  CSI's plain path and k-means (:mod:`sklearn_bregman._data._dask_kmeans`).
 - Outputs (``embedding_``, ``transform``, ``predict``) are lazy dask arrays
   mapped block by block (:func:`map_rows`).
 
 NumPy input never comes here: ``_data.enter`` hands it to
-:class:`sklearn_bregman._data.InMemoryRows`.
+:class:`sklearn_bregman._data._data.InMemoryRows`.
 """
 
 import sys
@@ -42,8 +42,8 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils import check_random_state
 
-from ._dask_kmeans import kmeans_dask
-from ._factors import (
+from .._constraints._labels import LabelIndex, check_labels, encode_labels
+from .._factors._factors import (
     FLOOR,
     RPCHOLESKY_BLOCK,
     CSIResult,
@@ -54,8 +54,8 @@ from ._factors import (
     rejection_cholesky,
     rpcholesky_columns,
 )
-from ._kernels import kernel_column, kernel_columns, kernel_diagonal
-from ._labels import LabelIndex, check_labels, encode_labels
+from .._factors._kernels import kernel_column, kernel_columns, kernel_diagonal
+from ._dask_kmeans import kmeans_dask
 
 __all__ = ["DaskFactor", "DaskFactorRows", "DaskLabelIndex", "DaskRows", "check_dask_array",
            "check_finite_chunks", "fits_on_workers", "gather", "is_dask_array",
@@ -251,7 +251,7 @@ class _Round:
 def _replay(X, rows, rounds, kernel, params):
     """Rows of G0 for the points ``X`` (global training rows ``rows``, or
     ``None`` for new points), by the recurrence of
-    :func:`~sklearn_bregman._factors.randomly_pivoted_cholesky`: round after
+    :func:`~sklearn_bregman._factors._factors.randomly_pivoted_cholesky`: round after
     round, ``G[:, new] = (K[:, A] - G G[A]') L^-T`` with exact zeros at the
     earlier pivots and ``L`` at the round's own.  Row by row the same
     arithmetic as the in-memory factor."""
@@ -316,7 +316,7 @@ def _greedy_start(diag):
 def _greedy_step(S, X, x_p, g_p, d_p, p, pivots, kernel, params, block_info=None):
     """One chunk of a greedy pivoted Cholesky step on ``S = [G | d]``: column
     ``k`` from pivot ``p`` by the in-memory step
-    (:func:`~sklearn_bregman._factors.cholesky_step`), appended
+    (:func:`~sklearn_bregman._factors._factors.cholesky_step`), appended
     (``[G | g_k | d]``)."""
     rows = _rows_of(block_info)
     k = S.shape[1] - 1
@@ -331,7 +331,7 @@ def _greedy_step(S, X, x_p, g_p, d_p, p, pivots, kernel, params, block_info=None
 class DaskFactor:
     """The initial factor G0 of a dask array ``X`` and its out-of-sample map.
 
-    The counterpart of :class:`~sklearn_bregman._factors.LowRankFactor` for
+    The counterpart of :class:`~sklearn_bregman._factors._factors.LowRankFactor` for
     data in chunks: the same pivots, the same rows of G0 (to rounding of
     the per-chunk sums), the same ``transform``.  See the module's
     docstring for what stays on the workers.
@@ -339,7 +339,7 @@ class DaskFactor:
     Parameters
     ----------
     kernel, rank, tol, params, method, random_state
-        As :class:`~sklearn_bregman._factors.LowRankFactor`; ``method`` is
+        As :class:`~sklearn_bregman._factors._factors.LowRankFactor`; ``method`` is
         'cholesky' or 'rpcholesky' ('csi' and 'precomputed' need the whole
         data in one place).
     block_size : int, default=None
@@ -626,10 +626,10 @@ def _split(both, row_chunks, m):
 class DaskLabelIndex:
     """Where the labeled samples of each class are, for labels in a dask array.
 
-    Answers the questions of :class:`sklearn_bregman._labels.LabelIndex`
+    Answers the questions of :class:`sklearn_bregman._constraints._labels.LabelIndex`
     from per-chunk class counts (the client holds chunks x classes integers)
     and small per-chunk tasks, so that
-    :func:`~sklearn_bregman._labels.draw_label_pairs` draws the same
+    :func:`~sklearn_bregman._constraints._labels.draw_label_pairs` draws the same
     pairs as from the labels in memory.
     """
 
@@ -728,7 +728,7 @@ def _nth(y, classes, unlabeled, k, local):
 
 
 # --------------------------------------------------------------------------
-# The rows interface of sklearn_bregman._data, for data in chunks
+# The rows interface of sklearn_bregman._data._data, for data in chunks
 # --------------------------------------------------------------------------
 
 def _label_index(y, n, unlabeled, stacklevel):
@@ -746,7 +746,7 @@ def _label_index(y, n, unlabeled, stacklevel):
 
 
 def _kmeans(Z, n_clusters, n_init, max_iter, tol, random_state, verbose, init="auto"):
-    """:func:`~sklearn_bregman._dask_kmeans.kmeans_dask` on the rows ``Z``,
+    """:func:`~sklearn_bregman._data._dask_kmeans.kmeans_dask` on the rows ``Z``,
     kept on the workers when they take at most half of their memory
     (otherwise every pass computes them anew from the data):
     ``(centers, inertia, n_iter, labels, None)``.  ``init='auto'`` seeds by
@@ -763,7 +763,7 @@ def _kmeans(Z, n_clusters, n_init, max_iter, tol, random_state, verbose, init="a
 
 class DaskRows:
     """Rows in dask chunks (the data X): the dask implementation of the rows
-    interface of :mod:`sklearn_bregman._data` (see there for the methods).
+    interface of :mod:`sklearn_bregman._data._data` (see there for the methods).
 
     Parameters
     ----------
@@ -856,7 +856,7 @@ class DaskRows:
 class DaskFactorRows:
     """The rows of a factor built on chunks (:class:`DaskFactor`): gathered
     or replayed on demand, never all on the client.  The rows interface of
-    :mod:`sklearn_bregman._data`, plus ``orthonormal_rows``.
+    :mod:`sklearn_bregman._data._data`, plus ``orthonormal_rows``.
     """
 
     def __init__(self, factor):

@@ -5,10 +5,10 @@ learning and Bregman projection", JMLR 6, 2005 (Section 4 for DefiniteBoost,
 eq. 4 and 7 for MEG), with the exact projections and dual corrections of
 Kulis, Sustik & Dhillon (JMLR 2009, Section 6.3 and App. B).  The learner
 starts, like the kernel learners, from a low-rank factor of an initial
-kernel (:class:`~sklearn_bregman._base.FactorLearner`), but it has no slack
+kernel (:class:`~sklearn_bregman._learners._base.FactorLearner`), but it has no slack
 and no constraint order: its steps choose the most violated constraint (or
 sweep them), and its constraints are the trace-one ones of eq. 8.  The
-compiled steps are in ``_engine/_definiteboost.pyx``; the loop around them is
+compiled steps are in ``_engine/_definiteboost_steps.pyx``; the loop around them is
 the engine's (:func:`sklearn_bregman._engine.definiteboost`).
 """
 
@@ -20,13 +20,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import (
-    FactorLearner,
-    components_from_metric,
-    metric_from_log,
-)
-from ._data import InMemoryRows, enter, output_dtype
-from ._engine import (
+from .._constraints._containers import check_pairs
+from .._constraints._resolve import check_similar_bounds, resolve_pair_constraints
+from .._data._data import InMemoryRows, enter, output_dtype
+from .._engine import (
     ProjectionResult,
     definiteboost,
     meg_steps,
@@ -36,10 +33,13 @@ from ._engine import (
     warn_zero_length,
     zero_length_pairs,
 )
-from ._factors import orthonormal_basis
-from ._resolve import check_similar_bounds, resolve_pair_constraints
-from ._sklearn_compat import Interval, StrOptions, fit_context
-from .constraints import check_pairs
+from .._factors._factors import orthonormal_basis
+from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from ._base import (
+    FactorLearner,
+    components_from_metric,
+    metric_from_log,
+)
 
 __all__ = ["DefiniteBoost"]
 
@@ -308,7 +308,7 @@ class DefiniteBoost(FactorLearner):
             "DefiniteBoost.fit")
         rng = check_random_state(self.random_state)
         U, G_norm = self._start(X, y)
-        pairs = resolve_pair_constraints(self, y, constraints, G_norm, None,
+        pairs = resolve_pair_constraints(self, y, constraints, InMemoryRows(G_norm), None,
                                          X.shape[0], rng)
         generated = (np.ones(len(pairs), bool) if constraints is None
                      else np.isnan(check_pairs(constraints, X.shape[0]).bound))
@@ -403,7 +403,7 @@ class DefiniteBoost(FactorLearner):
                 )
             i, j, target = idx[:, 0].astype(np.intp), idx[:, 1].astype(np.intp), ex[:, 2]
         else:
-            pairs = resolve_pair_constraints(self, y, None, G_norm, None, n, rng)
+            pairs = resolve_pair_constraints(self, y, None, InMemoryRows(G_norm), None, n, rng)
             i, j, target = pairs.i, pairs.j, pairs.bound
         if U.shape[1] > 1 and len(target):
             V = np.ascontiguousarray(U[i] - U[j])

@@ -3,9 +3,9 @@
 Bach & Jordan, "Predictive low-rank decomposition for kernel methods", ICML
 2005.  The algorithm itself (greedy pivots by the estimated gain of
 ``lam tr(K - G G') + mu |Y - Q Q' Y|_F^2``, look-ahead, pivot moves) is
-:func:`sklearn_bregman._factors.cholesky_side_information`, in the factor
+:func:`sklearn_bregman._factors._factors.cholesky_side_information`, in the factor
 layer, where the kernel learners' ``low_rank='csi'`` start uses it too; its
-compiled steps are in ``_engine/_csi.pyx``.  This module holds the estimator.
+compiled steps are in ``_engine/_csi_steps.pyx``.  This module holds the estimator.
 """
 
 from numbers import Integral, Real
@@ -13,10 +13,10 @@ from numbers import Integral, Real
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._data import enter, output_dtype
-from ._factors import targets
-from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
-from ._sklearn_compat import Interval, fit_context
+from .._data._data import enter, output_dtype
+from .._factors._factors import targets
+from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
+from .._utils._sklearn_compat import Interval, fit_context
 
 __all__ = ["CSIDecomposition"]
 

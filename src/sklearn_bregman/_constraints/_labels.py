@@ -7,7 +7,7 @@ What :func:`~sklearn_bregman.constraints.pairs_from_labels`,
 their parameters and wrap the results in containers) and the estimators'
 fits (whose parameters are valid) share: the checks of the labels, the
 samplers, and a :class:`LabelIndex` that says where the labeled samples of
-each class are (for labels in memory; ``sklearn_bregman._dask`` has the
+each class are (for labels in memory; ``sklearn_bregman._data._dask`` has the
 same index for labels in a dask array).  Everything here returns plain
 index arrays.
 """
@@ -84,7 +84,7 @@ def encode_labels(y, unlabeled, stacklevel):
 class LabelIndex:
     """Where the labeled samples of each class are, for drawing pairs from labels.
 
-    The in-memory case; :class:`sklearn_bregman._dask.DaskLabelIndex` answers
+    The in-memory case; :class:`sklearn_bregman._data._dask.DaskLabelIndex` answers
     the same questions about labels in a dask array without collecting them.
 
     Attributes

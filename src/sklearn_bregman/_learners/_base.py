@@ -9,7 +9,7 @@
   ``transform``, ``learned_kernel`` and the tags;
 - the fitted attributes every pair learner shares, and the checks of the
   data's scale and of ``transform``'s output (the constraint set of a
-  ``fit`` call is :mod:`sklearn_bregman._resolve`'s).
+  ``fit`` call is :mod:`sklearn_bregman._constraints._resolve`'s).
 """
 
 from functools import partial
@@ -21,11 +21,11 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ._data import enter
-from ._engine import max_squared_norm
-from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
+from .._data._data import enter
+from .._engine import max_squared_norm
+from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
+from .._utils._sklearn_compat import HasMethods, Interval, StrOptions
 from ._metric import MahalanobisMixin, MetricMixin
-from ._sklearn_compat import HasMethods, Interval, StrOptions
 
 #: Parameter constraints common to every learner driven by pair constraints
 #: (scikit-learn's declarative validation, checked once at the top of fit).
@@ -126,17 +126,17 @@ class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
     """Base of the learners that work on a low-rank factor of an initial kernel.
 
     The learned kernel is ``G0 M G0'`` with ``G0`` the initial factor
-    (:class:`~sklearn_bregman._factors.LowRankFactor`) and ``M`` an r x r
+    (:class:`~sklearn_bregman._factors._factors.LowRankFactor`) and ``M`` an r x r
     matrix (JMLR 2009, Section 4.2).  A subclass fits ``factor_``,
     ``rank_``, ``pivots_`` with :meth:`_fit_factor` and sets
     the map B on the factor's coordinates (``M = B' B``) with
     :meth:`_set_map`; this base gives ``transform``, ``learned_kernel``,
-    the metric surface (:class:`~sklearn_bregman._metric.MetricMixin`:
+    the metric surface (:class:`~sklearn_bregman._learners._metric.MetricMixin`:
     ``pair_distance``, ``pair_score``, ``get_metric``; and
     ``get_mahalanobis_matrix`` with ``kernel='linear'``), the output
     feature names and the tags.  Subclasses: the pair kernel learners
-    (:mod:`sklearn_bregman._kernel_learning`) and DefiniteBoost
-    (:mod:`sklearn_bregman._definiteboost`).
+    (:mod:`sklearn_bregman._learners._kernel_learning`) and DefiniteBoost
+    (:mod:`sklearn_bregman._learners._definiteboost`).
     """
 
     _parameter_constraints = {
@@ -147,10 +147,10 @@ class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
 
     def _fit_factor(self, rows, y=None):
         """The initial factor of the training rows (a rows object of
-        :mod:`sklearn_bregman._data`; sets ``factor_``, ``rank_``,
+        :mod:`sklearn_bregman._data._data`; sets ``factor_``, ``rank_``,
         ``pivots_``) and its G0 as rows; ``low_rank='csi'`` chooses its
         pivots with the labels ``y``; raises if its squared distances leave
-        double precision (:func:`~sklearn_bregman._base.check_scale`).
+        double precision (:func:`~sklearn_bregman._learners._base.check_scale`).
 
         With ``memory`` (a joblib ``Memory`` or a cache directory) the
         factor of data in memory is cached on the data and on what the

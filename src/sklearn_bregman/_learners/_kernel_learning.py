@@ -2,7 +2,7 @@
 
 Kulis, Sustik & Dhillon, "Low-rank kernel learning with Bregman matrix
 divergences", JMLR 10, 2009.  Given an initial kernel K0 = G0 G0' of rank r
-(any kernel, through the low-rank factors of :mod:`sklearn_bregman._factors`)
+(any kernel, through the low-rank factors of :mod:`sklearn_bregman._factors._factors`)
 and distance constraints on pairs of points, the learners find
 
     min_K  D(K, K0)  s.t.  K_ii + K_jj - 2 K_ij <= u  (similar pairs)
@@ -21,6 +21,14 @@ import numpy as np
 from scipy import linalg
 from sklearn.utils import check_random_state
 
+from .._constraints._containers import PairConstraints, RelativeConstraints
+from .._constraints._labels import check_labels, outlier_triplets
+from .._constraints._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs
+from .._constraints._rows import ROW_KINDS, build_rows, constraints_of_fit
+from .._data._data import InMemoryRows, enter
+from .._engine import linear_projections, pair_projections
+from .._factors._factors import orthonormal_basis
+from .._utils._sklearn_compat import Interval, StrOptions, fit_context
 from ._base import (
     SWEEP_PARAMETERS,
     FactorLearner,
@@ -28,15 +36,7 @@ from ._base import (
     metric_from_log,
     set_pair_fit_attributes,
 )
-from ._data import InMemoryRows, enter
-from ._engine import linear_projections, pair_projections
-from ._factors import orthonormal_basis
-from ._labels import check_labels, outlier_triplets
-from ._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs
-from ._rows import ROW_KINDS, build_rows, constraints_of_fit
-from ._sklearn_compat import Interval, StrOptions, fit_context
 from ._stream import PairStream, RowStream
-from .constraints import PairConstraints, RelativeConstraints
 
 __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 
@@ -181,7 +181,7 @@ class _BaseKernelLearner(FactorLearner):
         else:
             G0 = G.all()
             # pairs among other kinds get their bounds as on their own
-            con_list = [resolve_pair_constraints(self, None, c, G0, None, n, rng)
+            con_list = [resolve_pair_constraints(self, None, c, InMemoryRows(G0), None, n, rng)
                         if not isinstance(c, ROW_KINDS) else c for c in con_list]
             result, metric, rows_ = self._learn_rows(G0, con_list, rng)
             L = set_pair_fit_attributes(self, result, con_list, metric)
@@ -332,7 +332,8 @@ class _BaseKernelLearner(FactorLearner):
                                  stacklevel=6)
             con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
                                             ratio=self.ratio)]
-        con_list = [resolve_pair_constraints(self, None, c, G_b, None, n, stream.rng)
+        con_list = [resolve_pair_constraints(self, None, c, InMemoryRows(G_b), None, n,
+                                                stream.rng)
                     if not isinstance(c, ROW_KINDS) else c for c in con_list]
         B = self._coordinates(G_b, stream.basis)
         batch = build_rows(con_list, B, self._prior_of(stream.basis),

@@ -40,12 +40,12 @@ from scipy import linalg
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_array, validate_data
 
-from ._engine import (
+from .._engine import (
     frobenius_nearest_correlation,
     logdet_nearest_correlation,
     vonneumann_nearest_correlation,
 )
-from ._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._sklearn_compat import Interval, StrOptions, fit_context
 
 __all__ = ["NearestCorrelation"]
 

@@ -17,15 +17,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._inputs import (
+from .._data._inputs import (
     Preprocessor,
     check_point_tuples,
     points_of,
     tuple_form,
     unique_identifiers,
 )
-from ._metric import MetricMixin
-from ._sklearn_compat import InvalidParameterError
+from .._learners._metric import MetricMixin
+from .._utils._sklearn_compat import InvalidParameterError
 
 __all__ = ["TupleMetaEstimator", "check_tuple_labels", "inner_streams", "unique_points"]
 
@@ -107,9 +107,9 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
 
     Subclasses set ``_size`` (2 or 3) and ``_name`` ('pairs', 'triplets'),
     and have the parameters ``estimator`` and ``preprocessor``.  Tuples are
-    read by :mod:`sklearn_bregman._inputs` (points or identifiers); the
+    read by :mod:`sklearn_bregman._data._inputs` (points or identifiers); the
     metric surface (``pair_distance``, ``pair_score``, ``get_metric``) is
-    :class:`~sklearn_bregman._metric.MetricMixin`'s, on the inner learner's
+    :class:`~sklearn_bregman._learners._metric.MetricMixin`'s, on the inner learner's
     map.
     """
 

@@ -7,7 +7,7 @@ the methods metric-learn's users call (its ``MahalanobisMixin``):
 - ``pair_distance(pairs)``, ``pair_score(pairs)``: the learned distance of
   each pair, and minus it (larger: more similar); pairs as points
   ``(n, 2, n_features)`` or as identifiers ``(n, 2)`` through the
-  estimator's ``preprocessor`` (:mod:`sklearn_bregman._inputs`);
+  estimator's ``preprocessor`` (:mod:`sklearn_bregman._data._inputs`);
 - ``get_metric()``: the learned distance as a function of two 1-D points,
   ``d(u, v, squared=False)``, usable as ``NearestNeighbors(metric=...)``,
   independent of later fits of the estimator.
@@ -28,7 +28,7 @@ import copy
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._inputs import check_tuples
+from .._data._inputs import check_tuples
 
 __all__ = ["MahalanobisMixin", "MetricMixin", "check_metric_point"]
 

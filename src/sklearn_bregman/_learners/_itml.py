@@ -15,6 +15,10 @@ from sklearn.datasets import make_spd_matrix
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from .._constraints._resolve import check_pair_bounds, resolve_pairs
+from .._data._data import enter
+from .._engine import pair_projections
+from .._utils._sklearn_compat import Interval, StrOptions, fit_context
 from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
     SWEEP_PARAMETERS,
@@ -22,11 +26,7 @@ from ._base import (
     map_rows,
     set_pair_fit_attributes,
 )
-from ._data import enter
-from ._engine import pair_projections
 from ._metric import MahalanobisMixin
-from ._resolve import check_pair_bounds, resolve_pairs
-from ._sklearn_compat import Interval, StrOptions, fit_context
 from ._stream import PairStream
 
 #: Most features ITML takes on sparse X: its metric is d x d (dense, 128 MB at

@@ -6,7 +6,7 @@ from the labels, :func:`resolve_pairs` then gathers the rows they touch and
 sets the bounds left unset by the estimator's ``bounds`` rule, measured on
 the initial factor or data, and :func:`check_pair_bounds` refuses bounds no
 positive definite metric can meet.  The rows come through the one interface of
-:mod:`sklearn_bregman._data`, so the same code serves data in memory and in
+:mod:`sklearn_bregman._data._data`, so the same code serves data in memory and in
 dask chunks.  Estimator support (ARCHITECTURE.md, layer 4): it reads the
 estimator's parameters (``n_constraints``, ``bounds``, ``epsilon``,
 ``unlabeled``).
@@ -14,11 +14,10 @@ estimator's parameters (``n_constraints``, ``bounds``, ``epsilon``,
 
 import numpy as np
 
+from .._engine import ZERO_LENGTH_RTOL, pair_sqdist, zero_length_pairs
 from ._bounds import percentile_pairs, percentiles, set_pair_bounds
-from ._data import InMemoryRows
-from ._engine import ZERO_LENGTH_RTOL, pair_sqdist, zero_length_pairs
+from ._containers import PairConstraints, check_pairs
 from ._labels import draw_label_pairs
-from .constraints import PairConstraints, check_pairs
 
 __all__ = ["check_pair_bounds", "check_similar_bounds", "pairs_of_fit",
            "resolve_pair_constraints", "resolve_pairs"]
@@ -29,8 +28,8 @@ def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
 
     ``constraints`` wins when given (``y`` is then free for later steps of a
     pipeline); otherwise pairs are drawn from the labels ``y`` by
-    :func:`~sklearn_bregman._labels.draw_label_pairs` on ``label_index(y)`` (a
-    :class:`~sklearn_bregman._labels.LabelIndex`,
+    :func:`~sklearn_bregman._constraints._labels.draw_label_pairs` on ``label_index(y)`` (a
+    :class:`~sklearn_bregman._constraints._labels.LabelIndex`,
     or its dask counterpart).  ``estimator`` gives its name and its
     ``n_constraints``, ``bounds`` and ``epsilon``.
     """
@@ -73,7 +72,7 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel,
         Gives ``n_constraints``, ``bounds``, ``epsilon``, ``unlabeled``.
     y : array-like, dask array or None
     constraints : PairConstraints, array-like or None
-    rows : rows object of :mod:`sklearn_bregman._data`
+    rows : rows object of :mod:`sklearn_bregman._data._data`
         The training rows of the data or of the initial factor.
     rng : RandomState
     M0 : ndarray of shape (r, r), default=None
@@ -130,15 +129,15 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel,
     return pairs, local, G_t, touched
 
 
-def resolve_pair_constraints(estimator, y, constraints, G, M0, n_samples, rng, *,
+def resolve_pair_constraints(estimator, y, constraints, rows, M0, n_samples, rng, *,
                              stacklevel=3):
-    """:func:`resolve_pairs` on rows ``G`` in memory, for the learners that
-    keep all of them (DefiniteBoost, and pairs among other kinds): the
-    pairs alone, every bound set (``stacklevel``: frames from the caller to
-    the user's ``fit`` call)."""
-    if G.shape[0] != n_samples:  # pragma: no cover - an internal error
-        raise ValueError(f"G has {G.shape[0]} rows, not n_samples={n_samples}.")
-    return resolve_pairs(estimator, y, constraints, InMemoryRows(G), rng, M0,
+    """:func:`resolve_pairs` on ``rows`` in memory (a rows object of all the
+    training rows), for the learners that keep all of them (DefiniteBoost,
+    and pairs among other kinds): the pairs alone, every bound set
+    (``stacklevel``: frames from the caller to the user's ``fit`` call)."""
+    if rows.n != n_samples:  # pragma: no cover - an internal error
+        raise ValueError(f"rows has {rows.n} rows, not n_samples={n_samples}.")
+    return resolve_pairs(estimator, y, constraints, rows, rng, M0,
                          stacklevel=stacklevel + 1)[0]
 
 

@@ -21,7 +21,7 @@ the estimator talks to it alone, the same code for both kinds of data:
 - ``low_rank_factor(...)``: the initial factor, ``(factor, factor rows)``;
 - ``side_information_cholesky(...)``: CSI's factor, its QR and map;
 - ``kmeans(...)``: k-means on the rows (scikit-learn's ``KMeans`` in
-  memory, :func:`sklearn_bregman._dask_kmeans.kmeans_dask` on chunks).
+  memory, :func:`sklearn_bregman._data._dask_kmeans.kmeans_dask` on chunks).
 
 The factor rows returned by :meth:`InMemoryRows.low_rank_factor` are rows
 objects too (of G0), with one more method, ``orthonormal_rows(idx, G_idx)``:
@@ -29,7 +29,7 @@ the rows ``idx`` of an orthonormal basis U of range(G0) (thin SVD
 ``G0 = U S V'``) with ``S`` and ``V'``, for the von Neumann learners.
 
 :class:`InMemoryRows` is the in-memory implementation, here;
-:class:`sklearn_bregman._dask.DaskRows` the one for dask arrays, which runs
+:class:`sklearn_bregman._data._dask.DaskRows` the one for dask arrays, which runs
 the O(n r) parts as tasks on the chunks (ARCHITECTURE.md, "Data in dask
 chunks").
 """
@@ -40,17 +40,17 @@ from sklearn.cluster import KMeans
 from sklearn.utils.extmath import row_norms
 from sklearn.utils.validation import check_memory, validate_data
 
-from ._dask import DaskRows, check_dask_array, check_finite_chunks, is_dask_array
-from ._engine import max_squared_norm
-from ._factors import (
+from .._constraints._labels import LabelIndex, check_labels
+from .._engine import max_squared_norm
+from .._factors._factors import (
     LowRankFactor,
     PivotMap,
     cholesky_side_information,
     orthonormal_basis,
 )
+from .._factors._kernels import kernel_source
+from ._dask import DaskRows, check_dask_array, check_finite_chunks, is_dask_array
 from ._inputs import points_of
-from ._kernels import kernel_source
-from ._labels import LabelIndex, check_labels
 
 __all__ = ["FACTOR_ROWS_INTERFACE", "ROWS_INTERFACE", "InMemoryRows", "enter",
            "fit_low_rank_factor", "output_dtype"]
@@ -76,7 +76,7 @@ def enter(estimator, X, y=None, *, reset, check_y=None, **check):
     """Validated ``X`` (and ``y``) as a rows object: the one branch on dask.
 
     A 1-D ``X`` with an estimator's ``preprocessor`` is identifiers of
-    points, replaced by their rows (:func:`~sklearn_bregman._inputs.points_of`).
+    points, replaced by their rows (:func:`~sklearn_bregman._data._inputs.points_of`).
 
     Parameters
     ----------
@@ -130,7 +130,7 @@ def _rows_format(X):
 
 def fit_low_rank_factor(X, y, kernel, rank, factor_tol, kernel_params, low_rank,
                         unlabeled, random_state=None):
-    """A fitted :class:`~sklearn_bregman._factors.LowRankFactor` and its G0.
+    """A fitted :class:`~sklearn_bregman._factors._factors.LowRankFactor` and its G0.
 
     A module-level function of its arguments only, so that joblib's
     ``Memory`` can cache it (the learners' ``memory`` parameter); ``y``
@@ -202,7 +202,7 @@ class InMemoryRows:
         return np.atleast_2d(np.cov(self.A, rowvar=False))
 
     def label_index(self, y, unlabeled, stacklevel):
-        """A :class:`~sklearn_bregman._labels.LabelIndex` of the labels ``y``
+        """A :class:`~sklearn_bregman._constraints._labels.LabelIndex` of the labels ``y``
         (one per row); ``stacklevel`` counts from this call."""
         return LabelIndex(check_labels(y, self.n), unlabeled, stacklevel + 1)
 
@@ -215,7 +215,7 @@ class InMemoryRows:
     def low_rank_factor(self, y, kernel, rank, tol, params, method, unlabeled=-1,
                         random_state=None, memory=None):
         """The initial factor: a fitted
-        :class:`~sklearn_bregman._factors.LowRankFactor` and its G0 as rows
+        :class:`~sklearn_bregman._factors._factors.LowRankFactor` and its G0 as rows
         (``memory``: a joblib ``Memory`` caching it, or None)."""
         fit = check_memory(memory).cache(fit_low_rank_factor)
         factor, G0 = fit(self.A, y if method == "csi" else None, kernel, rank, tol, params,
@@ -226,7 +226,7 @@ class InMemoryRows:
     def side_information_cholesky(self, Y, kernel, params, *, max_rank, kappa, delta, tol,
                                   center, random_state):
         """CSI (Bach & Jordan 2005) on the rows: a
-        :class:`~sklearn_bregman._factors.CSIResult` and the out-of-sample
+        :class:`~sklearn_bregman._factors._factors.CSIResult` and the out-of-sample
         map of its pivots."""
         column, diag = kernel_source(self.A, kernel, params)
         res = cholesky_side_information(

@@ -21,15 +21,15 @@ from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._constraints._containers import TripletConstraints, check_triplet_constraints
+from .._constraints._labels import outlier_triplets
+from .._constraints._validation import empty_error
+from .._data._data import enter, output_dtype
+from .._engine import triplet_projections
+from .._factors._factors import SpectralFactor
+from .._factors._kernels import KernelParamsMixin, kernel_parameters
+from .._utils._sklearn_compat import Interval, StrOptions, fit_context
 from ._base import LearnedMapMixin, check_factor_scale, components_from_metric
-from ._data import enter, output_dtype
-from ._engine import triplet_projections
-from ._factors import SpectralFactor
-from ._kernels import KernelParamsMixin, kernel_parameters
-from ._labels import outlier_triplets
-from ._sklearn_compat import Interval, StrOptions, fit_context
-from ._validation import empty_error
-from .constraints import TripletConstraints, check_triplet_constraints
 
 __all__ = ["SKLRClusterer"]
 

@@ -6,7 +6,7 @@ of (centred) G, and the look-ahead coefficients W (n x cap) are stored in
 column-major order, so that a column is contiguous; R (cap x cap) is upper
 triangular and E = Y' Q (d x cap).  Columns ``[0, k0)`` of G are the chosen
 pivots, columns ``[k0, t)`` the look-ahead ones (Section 5).  The driver
-(``sklearn_bregman._factors.cholesky_side_information``) calls one function
+(``sklearn_bregman._factors._factors.cholesky_side_information``) calls one function
 per step of the algorithm; each runs over the n points in C, with BLAS for
 the matrix-vector products:
 

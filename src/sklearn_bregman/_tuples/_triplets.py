@@ -12,9 +12,9 @@ in the learned kernel.
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from ._inputs import tuple_form
-from ._sklearn_compat import HasMethods, fit_context
-from ._tuples import TupleMetaEstimator, check_tuple_labels, inner_streams
+from .._data._inputs import tuple_form
+from .._utils._sklearn_compat import HasMethods, fit_context
+from ._base import TupleMetaEstimator, check_tuple_labels, inner_streams
 
 __all__ = ["TripletClassifier"]
 

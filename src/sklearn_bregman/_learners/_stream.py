@@ -31,14 +31,14 @@ the nearest matrix to that moving prior that meets the last m constraints.
 
 import numpy as np
 
-from ._engine import (
+from .._constraints._containers import PairConstraints
+from .._engine import (
     LinearRows,
     linear_projections,
     pair_projections,
     warn_skipped_rows,
     warn_zero_length,
 )
-from .constraints import PairConstraints
 
 __all__ = ["PairStream", "RowStream"]
 

@@ -11,7 +11,7 @@ percentiles of the squared distances of random pairs), ``'relative'``
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ._engine import pair_sqdist
+from .._engine import pair_sqdist
 from ._validation import check_bound_values
 
 __all__ = ["percentile_bounds", "percentile_pairs", "percentiles", "set_pair_bounds"]

@@ -19,7 +19,7 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.neighbors import NearestNeighbors
 
-from ._sklearn_compat import Interval, InvalidParameterError, StrOptions, validate_params
+from .._utils._sklearn_compat import Interval, InvalidParameterError, StrOptions, validate_params
 
 __all__ = ["kernel_kmeans_scorer", "knn_scorer"]
 

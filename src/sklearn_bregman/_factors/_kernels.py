@@ -11,7 +11,7 @@ kernel into a ValueError that names the kernel.  X may be a scipy sparse
 CSR matrix (text, one-hot data): columns, diagonals and row norms are
 computed from its sparse rows (O(nnz) per column), never from a dense copy.
 The factor algorithms that consume these columns are in
-:mod:`sklearn_bregman._factors` (ARCHITECTURE.md, layer 2).
+:mod:`sklearn_bregman._factors._factors` (ARCHITECTURE.md, layer 2).
 """
 
 from numbers import Real
@@ -22,7 +22,7 @@ from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.extmath import row_norms
 
-from ._sklearn_compat import Interval, StrOptions
+from .._utils._sklearn_compat import Interval, StrOptions
 
 KERNELS = ("linear", "rbf", "poly", "laplacian", "sigmoid", "cosine", "precomputed")
 

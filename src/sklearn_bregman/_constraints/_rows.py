@@ -26,9 +26,8 @@ serve rows of any scale: relative constraints with no margin have bound 0).
 import numpy as np
 from scipy import linalg
 
-from ._engine import ZERO_LENGTH_RTOL, LinearRows, max_squared_norm
-from ._validation import empty_error, validate_pairs
-from .constraints import (
+from .._engine import ZERO_LENGTH_RTOL, LinearRows, max_squared_norm
+from ._containers import (
     LinearConstraints,
     PairConstraints,
     RelativeConstraints,
@@ -37,6 +36,7 @@ from .constraints import (
     check_triplet_constraints,
     check_triplets,
 )
+from ._validation import empty_error, validate_pairs
 
 #: The kinds a kernel learner takes besides pairs.
 ROW_KINDS = (RelativeConstraints, SimilarityConstraints, LinearConstraints,
@@ -143,7 +143,7 @@ def constraints_of_fit(constraints, triplets, n_samples):
 
     One rule for empty containers: an empty container adds no constraint
     (it is left out); when nothing is left, the fit raises the one
-    ValueError of :func:`~sklearn_bregman._validation.empty_error`.
+    ValueError of :func:`~sklearn_bregman._constraints._validation.empty_error`.
 
     Parameters
     ----------

@@ -7,9 +7,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ._data import enter
-from ._kernels import KERNEL_PARAMETERS, KernelParamsMixin
-from ._sklearn_compat import Interval, StrOptions, fit_context
+from .._data._data import enter
+from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
+from .._utils._sklearn_compat import Interval, StrOptions, fit_context
 
 __all__ = ["KernelKMeans"]
 
@@ -41,7 +41,7 @@ class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
       semi-definite is factored on its positive part, with a warning);
       ``predict`` takes the kernel between new and training points.
     - On a dask array the factor is built on the chunks and the k-means
-      runs as per-chunk tasks (:mod:`sklearn_bregman._dask_kmeans`):
+      runs as per-chunk tasks (:mod:`sklearn_bregman._data._dask_kmeans`):
       seeding (``init``) and Lloyd's iterations, every pass over the rows
       serving all ``n_init`` restarts at once; ``labels_`` and ``predict``
       are then lazy.

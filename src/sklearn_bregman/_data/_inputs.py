@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from ._sklearn_compat import is_arraylike_not_scalar
+from .._utils._sklearn_compat import is_arraylike_not_scalar
 
 __all__ = ["Preprocessor", "check_point_tuples", "check_tuples", "points_of", "tuple_form",
            "unique_identifiers"]
