@@ -7,7 +7,7 @@ against properties that hold whatever the learner: the learned distance is
 the Euclidean distance after ``transform``; a linear map's
 ``components_`` reproduces ``transform``; identifiers through a
 preprocessor give what the points give.  (metric-learn's own tests, ported,
-are the ``test_ml_*.py`` files.)
+are in ``tests/metric_learn/``.)
 """
 
 import numpy as np

@@ -1,5 +1,5 @@
 """Property tests of the newer surface: random tuples through every input
-form, and random dask chunkings (issue 28).
+form, and random dask chunkings.
 
 - The same pairs given as points, as indices into an array preprocessor and
   as identifiers through a callable preprocessor fit the same model and

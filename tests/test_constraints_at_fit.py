@@ -1,4 +1,4 @@
-"""Constraint containers and residuals held to the standard of issue 12 (issue 28).
+"""Constraint containers at fit, and the residuals of every row kind.
 
 Every case gets a clear error from an explicit check (a ValueError or
 TypeError naming the parameter and the field) or a correct result with an

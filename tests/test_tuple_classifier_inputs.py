@@ -1,4 +1,4 @@
-"""Issue 28, the classifiers: PairClassifier, TripletClassifier and PairKFold
+"""PairClassifier, TripletClassifier and PairKFold on bad and unusual input
 on bad and unusual input get a clear error naming the argument (scikit-learn's
 exception types) or a correct result; they take the label encoding
 scikit-learn's own tools pass them."""
