@@ -302,8 +302,9 @@ def test_a_dissimilar_pair_of_one_point_is_not_converged(Learner, blobs):
     Xd = X.copy()
     Xd[1] = Xd[0]
     pc = PairConstraints([0, 2], [1, 3], [-1, 1], [4.0, 2 * float(((X[2] - X[3]) ** 2).sum())])
-    with pytest.warns(ConvergenceWarning, match=r"1 of 2 constraints cannot be met by any "
-                                                r"kernel.*row 0: 0 where the bound is 4"):
+    with pytest.warns(UserWarning, match="1 of 2 constraints join two identical points"), \
+            pytest.warns(ConvergenceWarning, match=r"1 of 2 constraints cannot be met by any "
+                                                   r"kernel.*row 0: 0 where the bound is 4"):
         est = Learner(slack=np.inf, random_state=0).fit(Xd, constraints=pc)
     assert not est.converged_ and est.max_violation_ == pytest.approx(1.0)
     # a similar pair of one point holds at 0: no warning about it
@@ -318,7 +319,8 @@ def test_sklr_triplet_on_a_coinciding_anchor_is_not_converged(blobs):
     X, _ = blobs
     Xd = X.copy()
     Xd[2] = Xd[0]
-    with pytest.warns(ConvergenceWarning, match="cannot be met by any kernel"):
+    with pytest.warns(UserWarning, match="on one line through the anchor"), \
+            pytest.warns(ConvergenceWarning, match="cannot be met by any kernel"):
         est = SKLRClusterer(3, random_state=0).fit(Xd, triplets=[[0, 1, 2], [3, 4, 20]])
     assert not est.converged_ and est.max_violation_ >= 1.0
     # a degenerate row that holds (j on i: -d(i, k) <= 0) does not spoil convergence

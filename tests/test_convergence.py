@@ -245,6 +245,8 @@ def test_zero_length_is_relative_to_the_data_scale():
     VonNeumannKernelLearner(kernel="rbf", rank=10, random_state=0),
     DefiniteBoost(kernel="rbf", rank=10, n_constraints=50, random_state=0),
 ], ids=lambda e: repr(e))
+# (DefiniteBoost's 50 constraints on the blobs are infeasible together: it warns)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_changing_the_training_array_after_fit_changes_nothing(est, blobs):
     X, y = blobs
     Xc = X.copy()
@@ -400,7 +402,9 @@ def test_definiteboost_of_rank_one_checks_its_constraints():
     trace-one kernel is fixed, and the fit used to say converged without
     looking at the constraints (16 of 45 violated here)."""
     X = np.array([[0.0], [1.0], [1.0], [1.0], [1.0], [1.0], [1.0], [1.0], [1.0], [0.0]])
-    with pytest.warns(ConvergenceWarning, match=r"rank one.* of \d+ binding constraints are"):
+    with pytest.warns(UserWarning, match="join two identical points"), \
+            pytest.warns(UserWarning, match="dissimilar pairs got a bound .* left out"), \
+            pytest.warns(ConvergenceWarning, match=r"rank one.* of \d+ binding constraints are"):
         db = DefiniteBoost(random_state=0).fit(X, [0] * 9 + [1])
     assert db.rank_ == 1 and not db.converged_
     with np.errstate(invalid="ignore"):  # (zero-length pairs have bound 0)

@@ -555,6 +555,7 @@ def test_a_correlation_matrix_comes_back_at_once(divergence, nugget):
             assert nc.solver_ == "none" and np.all(nc.uniqueness_ >= 0)
 
 
+@pytest.mark.filterwarnings("ignore:C is not positive semidefinite:UserWarning")
 def test_a_stalled_run_stops_and_says_why():
     # a tiny nugget puts the projections' rounding floor (about eps / nugget)
     # above tol: they stop after 50 sweeps without progress, not 1000
@@ -578,9 +579,9 @@ def test_the_start_scales_with_c(scale):
     # s C is computed as well as from C, on any representable scale
     C = np.array([[1.0, 0.9, 0.7], [0.9, 1.0, 0.3], [0.7, 0.3, 1.0]])
     C[0, 2] = C[2, 0] = -0.6  # indefinite
-    ref = NearestCorrelation().fit(C)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
+    with pytest.warns(UserWarning, match="C is not positive semidefinite"):
+        ref = NearestCorrelation().fit(C)
+    with pytest.warns(UserWarning, match="C is not positive semidefinite"):
         nc = NearestCorrelation().fit(scale * C)
     assert nc.converged_
     assert np.abs(np.diag(nc.correlation_) - 1).max() <= 1e-10

@@ -343,7 +343,8 @@ def test_zero_length_pairs_are_reported_once_and_held_to_their_bounds():
     assert est.converged_ and est.n_constraints_kept_ == est.n_constraints_seen_
     # a dissimilar one (bound > 0) can never hold: the stream says so, call
     # after call
-    with pytest.warns(UserWarning, match="identical points"):
+    with pytest.warns(UserWarning, match="identical points"), \
+            pytest.warns(ConvergenceWarning, match="cannot be met"):
         est.partial_fit(Xd[b0], constraints=[[0, 1, -1, 1.0]])
     assert not est.converged_ and est.max_violation_ >= 1.0
     with pytest.warns(ConvergenceWarning, match="cannot be met"):

@@ -295,8 +295,7 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
         When the labels are exactly {-1, +1} and ``unlabeled=-1``: half of a
         binary problem would be read as unlabeled.
     """
-    # stacklevel 4: LabelIndex, this, validate_params' wrapper, the user's call
-    labels = LabelIndex(y, unlabeled, 4)
+    labels = LabelIndex(y, unlabeled)
     i, j, sign = draw_label_pairs(labels, n_constraints, check_random_state(random_state))
     return PairConstraints._from_valid(i, j, sign, np.full(i.size, np.nan))
 
@@ -587,7 +586,7 @@ def triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
     ((30, 3), True, True)
     """
     return outlier_triplets(y, n_triplets, coarse=coarse, unlabeled=unlabeled,
-                            random_state=random_state, stacklevel=5)
+                            random_state=random_state)
 
 
 @validate_params(
@@ -639,7 +638,7 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
     (2, 3)
     """
     return equal_triplets(y, n_triplets, mode=mode, unlabeled=unlabeled,
-                          random_state=random_state, stacklevel=5)
+                          random_state=random_state)
 
 
 # --------------------------------------------------------------------------
@@ -964,9 +963,6 @@ def relative_from_labels(y, n_constraints=None, *, ratio=1.0, margin=0.0, unlabe
     >>> len(rc), bool(np.all((y[rc.i] == y[rc.j]) & (y[rc.i] != y[rc.l])))
     (50, True)
     """
-    # stacklevel 5: labels' check, outlier_triplets, this, validate_params'
-    # wrapper, the user's call
-    t = outlier_triplets(y, n_constraints, unlabeled=unlabeled, random_state=random_state,
-                         stacklevel=5)
+    t = outlier_triplets(y, n_constraints, unlabeled=unlabeled, random_state=random_state)
     return RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2], ratio=ratio,
                                margin=margin)

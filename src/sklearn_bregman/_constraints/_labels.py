@@ -12,12 +12,11 @@ same index for labels in a dask array).  Everything here returns plain
 index arrays.
 """
 
-import warnings
-
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d
+
+from .._utils._warnings import column_or_1d, warn
 
 __all__ = ["LabelIndex", "check_labels", "draw_label_pairs", "equal_triplets",
            "encode_labels", "n_equal_triplets", "outlier_triplets"]
@@ -51,16 +50,16 @@ def _sample_pairs(rng, n_wanted, n_available, draw, enumerate_all, n):
 
 def check_labels(y, n_samples):
     """Class labels ``y`` as a 1-D array of ``n_samples`` entries, or an error."""
-    y = column_or_1d(y, warn=True)
+    y = column_or_1d(y)
     if y.shape[0] != n_samples:
         raise ValueError(f"y has {len(y)} entries but X has {n_samples} samples.")
     return y
 
 
-def encode_labels(y, unlabeled, stacklevel):
+def encode_labels(y, unlabeled):
     """Validated labels: ``(y, idx, classes, y_enc)`` with ``idx`` the labeled
     samples, ``classes`` their distinct labels and ``y_enc`` their codes."""
-    y = column_or_1d(y, warn=True)
+    y = column_or_1d(y)
     check_classification_targets(y)
     n = y.shape[0]
     if unlabeled is None:
@@ -69,13 +68,9 @@ def encode_labels(y, unlabeled, stacklevel):
         labeled = y != unlabeled
         present = set(np.unique(y).tolist())
         if present == {-1, 1} and unlabeled == -1:
-            warnings.warn(
-                "y holds only the labels -1 and 1, and -1 marks unlabeled samples "
-                "(unlabeled=-1): the samples labelled -1 get no constraint. If -1 is "
-                "a class, pass unlabeled=None.",
-                UserWarning,
-                stacklevel=stacklevel,
-            )
+            warn("y holds only the labels -1 and 1, and -1 marks unlabeled samples "
+                 "(unlabeled=-1): the samples labelled -1 get no constraint. If -1 is "
+                 "a class, pass unlabeled=None.")
     idx = np.flatnonzero(labeled)
     classes, y_enc = np.unique(y[idx], return_inverse=True)
     return y, idx, classes, y_enc
@@ -97,8 +92,8 @@ class LabelIndex:
         Labeled samples per class.
     """
 
-    def __init__(self, y, unlabeled, stacklevel):
-        y, idx, classes, y_enc = encode_labels(y, unlabeled, stacklevel + 1)
+    def __init__(self, y, unlabeled):
+        y, idx, classes, y_enc = encode_labels(y, unlabeled)
         self.n = y.shape[0]
         self.classes = classes
         self.counts = np.bincount(y_enc, minlength=classes.shape[0]).astype(np.int64)
@@ -274,16 +269,13 @@ def _outlier_key(t):
                             t[:, 2]])
 
 
-def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_state=None,
-                     stacklevel=3):
+def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_state=None):
     """:func:`~sklearn_bregman.constraints.triplets_from_labels` without its
     parameter validation, for callers whose parameters are valid (the
     estimators validate theirs in ``fit``): an (m, 3) intp array.
-
-    ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
     """
     rng = check_random_state(random_state)
-    y, idx, classes, y_enc = encode_labels(y, unlabeled, stacklevel)
+    y, idx, classes, y_enc = encode_labels(y, unlabeled)
     if classes.shape[0] < 2:
         what = "no labeled sample" if classes.shape[0] == 0 else f"one class ({classes[0]!r})"
         raise ValueError(
@@ -294,7 +286,7 @@ def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_st
         n_triplets = 40 * classes.shape[0] ** 2
     levels = [(y_enc, classes.shape[0])]
     if coarse is not None:
-        coarse = column_or_1d(coarse, warn=True)
+        coarse = column_or_1d(coarse, input_name="coarse")
         if coarse.shape[0] != y.shape[0]:
             raise ValueError(
                 f"coarse has {coarse.shape[0]} entries but y has {y.shape[0]}."
@@ -333,16 +325,13 @@ def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_st
     return np.ascontiguousarray(out[rng.permutation(out.shape[0])])
 
 
-def equal_triplets(y, n_triplets, *, mode="mixed", unlabeled=-1, random_state=None,
-                   stacklevel=3):
+def equal_triplets(y, n_triplets, *, mode="mixed", unlabeled=-1, random_state=None):
     """:func:`~sklearn_bregman.constraints.equal_triplets_from_labels` without
     its parameter validation, for callers whose parameters are valid: an
     (m, 3) intp array.
-
-    ``stacklevel`` places the {-1, +1} warning: 3 is this function's caller.
     """
     rng = check_random_state(random_state)
-    y, idx, classes, y_enc = encode_labels(y, unlabeled, stacklevel)
+    y, idx, classes, y_enc = encode_labels(y, unlabeled)
     counts = np.bincount(y_enc, minlength=classes.shape[0])
     can_same = bool(np.any(counts >= 3))
     can_diff = classes.shape[0] >= 3

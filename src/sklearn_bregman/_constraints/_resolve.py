@@ -51,8 +51,7 @@ def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
                    f"epsilon={estimator.epsilon})")
 
 
-def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel,
-                  bounds=None):
+def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, bounds=None):
     """The pair constraints of a ``fit`` call, and the rows they touch.
 
     ``constraints`` wins when given (``y`` is then free for later steps of a
@@ -77,9 +76,6 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel,
     rng : RandomState
     M0 : ndarray of shape (r, r), default=None
         Prior metric on the rows (``None``: the identity).
-    stacklevel : int
-        Frames from the caller up to the user's ``fit`` call, where the
-        warning about {-1, +1} labels points.
     bounds : str or tuple, default=None
         The bound rule, in place of the estimator's ``bounds`` (``None``):
         ``partial_fit`` passes the one its first call fixed.
@@ -100,10 +96,7 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel,
     n = rows.n
 
     def label_index(y):
-        # the {-1, +1} labels warning points at the user's fit call:
-        # encode_labels, the index, rows.label_index, this, pairs_of_fit,
-        # resolve_pairs, then ``stacklevel`` frames
-        return rows.label_index(y, estimator.unlabeled, stacklevel + 4)
+        return rows.label_index(y, estimator.unlabeled)
 
     pairs, source = pairs_of_fit(estimator, y, constraints, n, rng, label_index)
     bounds = estimator.bounds if bounds is None else bounds
@@ -129,16 +122,13 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, stacklevel,
     return pairs, local, G_t, touched
 
 
-def resolve_pair_constraints(estimator, y, constraints, rows, M0, n_samples, rng, *,
-                             stacklevel=3):
+def resolve_pair_constraints(estimator, y, constraints, rows, M0, n_samples, rng):
     """:func:`resolve_pairs` on ``rows`` in memory (a rows object of all the
     training rows), for the learners that keep all of them (DefiniteBoost,
-    and pairs among other kinds): the pairs alone, every bound set
-    (``stacklevel``: frames from the caller to the user's ``fit`` call)."""
+    and pairs among other kinds): the pairs alone, every bound set."""
     if rows.n != n_samples:  # pragma: no cover - an internal error
         raise ValueError(f"rows has {rows.n} rows, not n_samples={n_samples}.")
-    return resolve_pairs(estimator, y, constraints, rows, rng, M0,
-                         stacklevel=stacklevel + 1)[0]
+    return resolve_pairs(estimator, y, constraints, rows, rng, M0)[0]
 
 
 def check_pair_bounds(pairs, G, M0=None, scale=None):

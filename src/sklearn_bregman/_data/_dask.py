@@ -633,7 +633,7 @@ class DaskLabelIndex:
     pairs as from the labels in memory.
     """
 
-    def __init__(self, y, unlabeled, stacklevel):
+    def __init__(self, y, unlabeled):
         import dask
 
         if y.ndim == 2 and y.shape[1] == 1:
@@ -645,7 +645,7 @@ class DaskLabelIndex:
         present = np.unique(np.concatenate(dask.compute(*[dask.delayed(np.unique)(b)
                                                           for b in _blocks(y)])))
         # the checks and the warning of the in-memory labels, on the distinct ones
-        _, _, self.classes, _ = encode_labels(present, unlabeled, stacklevel + 1)
+        _, _, self.classes, _ = encode_labels(present, unlabeled)
         self.n = y.shape[0]
         self._offsets = _offsets(y.chunks[0])
         per_chunk = np.array(dask.compute(*[
@@ -731,18 +731,17 @@ def _nth(y, classes, unlabeled, k, local):
 # The rows interface of sklearn_bregman._data._data, for data in chunks
 # --------------------------------------------------------------------------
 
-def _label_index(y, n, unlabeled, stacklevel):
+def _label_index(y, n, unlabeled):
     """The index of labels ``y`` of ``n`` rows in chunks: in a dask array
-    (:class:`DaskLabelIndex`) or in memory; ``stacklevel`` counts from the
-    caller of this function's caller."""
+    (:class:`DaskLabelIndex`) or in memory."""
     if not is_dask_array(y):
-        return LabelIndex(check_labels(y, n), unlabeled, stacklevel + 1)
+        return LabelIndex(check_labels(y, n), unlabeled)
     if np.isnan(y.shape[0]):
         raise ValueError("y has unknown chunk sizes (a dask array filtered by a mask, for "
                          "instance); call y.compute_chunk_sizes() first.")
     if y.shape[0] != n:
         raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
-    return DaskLabelIndex(y, unlabeled, stacklevel + 1)
+    return DaskLabelIndex(y, unlabeled)
 
 
 def _kmeans(Z, n_clusters, n_init, max_iter, tol, random_state, verbose, init="auto"):
@@ -803,8 +802,8 @@ class DaskRows:
         # scipy's inv refuses)
         return np.atleast_2d(np.array(da.cov(self.X, rowvar=False).compute()))
 
-    def label_index(self, y, unlabeled, stacklevel):
-        return _label_index(y, self.n, unlabeled, stacklevel + 1)
+    def label_index(self, y, unlabeled):
+        return _label_index(y, self.n, unlabeled)
 
     def low_rank_factor(self, y, kernel, rank, tol, params, method, unlabeled=-1,
                         random_state=None, memory=None):
@@ -880,8 +879,8 @@ class DaskFactorRows:
     def max_squared_norm(self):
         return self.factor.max_squared_norm_
 
-    def label_index(self, y, unlabeled, stacklevel):
-        return _label_index(y, self.n, unlabeled, stacklevel + 1)
+    def label_index(self, y, unlabeled):
+        return _label_index(y, self.n, unlabeled)
 
     def orthonormal_rows(self, idx, G_idx):
         """Rows of the orthonormal basis of range(G0) at the rows ``idx``

@@ -87,6 +87,8 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._utils._warnings import warn
+
 #: Fan-in of the tree reduction of the per-chunk partial sums.
 _SPLIT_EVERY = 8
 
@@ -999,8 +1001,8 @@ def kmeans_dask(Z, n_clusters, *, n_init=10, max_iter=300, tol=1e-4, random_stat
 
     n_distinct = int(np.count_nonzero(counts))
     if n_distinct < n_clusters:
-        warnings.warn(f"Number of distinct clusters ({n_distinct}) found smaller than "
-                      f"n_clusters ({n_clusters}). Possibly due to duplicate points in Z.",
-                      ConvergenceWarning, stacklevel=2)
+        warn(f"Number of distinct clusters ({n_distinct}) found smaller than "
+             f"n_clusters ({n_clusters}). Possibly due to duplicate points in Z.",
+             ConvergenceWarning)
     labels = Z.map_blocks(_labels_chunk, centers, dtype=np.intp, drop_axis=1)
     return centers, float(inertia), int(n_iter), labels

@@ -16,7 +16,7 @@ the estimator talks to it alone, the same code for both kinds of data:
   (scikit-learn's convention for transformers; the engine computes in
   float64), float64 otherwise;
 - ``max_squared_norm()``, ``covariance()``;
-- ``label_index(y, unlabeled, stacklevel)``: where the labeled samples of
+- ``label_index(y, unlabeled)``: where the labeled samples of
   each class are (labels in memory or in a dask array);
 - ``low_rank_factor(...)``: the initial factor, ``(factor, factor rows)``;
 - ``side_information_cholesky(...)``: CSI's factor, its QR and map;
@@ -201,10 +201,10 @@ class InMemoryRows:
             return np.atleast_2d(C / max(n - 1, 1))
         return np.atleast_2d(np.cov(self.A, rowvar=False))
 
-    def label_index(self, y, unlabeled, stacklevel):
+    def label_index(self, y, unlabeled):
         """A :class:`~sklearn_bregman._constraints._labels.LabelIndex` of the labels ``y``
-        (one per row); ``stacklevel`` counts from this call."""
-        return LabelIndex(check_labels(y, self.n), unlabeled, stacklevel + 1)
+        (one per row)."""
+        return LabelIndex(check_labels(y, self.n), unlabeled)
 
     def orthonormal_rows(self, idx, G_idx=None):
         """Rows ``idx`` of an orthonormal basis U of range(A), with S and V'

@@ -11,7 +11,6 @@ layer 3.
 """
 
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,6 +20,7 @@ from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._utils._warnings import warn
 from ._definiteboost_steps import definiteboost_cyclic_sweep, definiteboost_greedy
 from ._geometry import pair_sqdist
 from ._logdet import logdet_pair_sweep
@@ -252,7 +252,7 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     skipped = (zero_length_pairs(G, constraints.i, constraints.j, sqdist=v2)
                if skip is None else np.asarray(skip, dtype=bool).copy())
     if warn_skipped:
-        warn_zero_length(skipped, owner, stacklevel=4)
+        warn_zero_length(skipped, owner)
     active = np.flatnonzero(~skipped).astype(np.intp)
     log_state = divergence == "vonneumann"
 
@@ -333,17 +333,13 @@ def zero_length_pairs(G, i, j, rtol=ZERO_LENGTH_RTOL, sqdist=None, scale=None):
     return d <= rtol * (max_squared_norm(G) if scale is None else scale)
 
 
-def warn_zero_length(skipped, owner, stacklevel):
+def warn_zero_length(skipped, owner):
     """The one warning about zero-length pairs left out (if there are any)."""
     n_skipped = int(np.count_nonzero(skipped))
     if n_skipped:
-        warnings.warn(
-            f"{owner}: {n_skipped} of {skipped.shape[0]} constraints join two identical "
-            "points (they coincide in the initial kernel's feature space: zero "
-            "distance under every learned kernel); they are skipped.",
-            UserWarning,
-            stacklevel=stacklevel,
-        )
+        warn(f"{owner}: {n_skipped} of {skipped.shape[0]} constraints join two identical "
+             "points (they coincide in the initial kernel's feature space: zero "
+             "distance under every learned kernel); they are skipped.")
 
 
 def max_squared_norm(G):
@@ -580,14 +576,10 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
             res = residuals(state)
             where = (f", where {_violation_summary(res, n_active)}" if res.n_violated
                      else "")
-            warnings.warn(
-                f"{owner}: the state diverged in sweep {n_iter} (the constraints or "
-                "their bounds pull it beyond double precision); stopped at the state "
-                f"after sweep {n_iter - 1}{where}. "
-                f"{_capital(diverged_advice or advice or _BOUNDS_ADVICE)}.",
-                ConvergenceWarning,
-                stacklevel=4,
-            )
+            warn(f"{owner}: the state diverged in sweep {n_iter} (the constraints or "
+                 "their bounds pull it beyond double precision); stopped at the state "
+                 f"after sweep {n_iter - 1}{where}. "
+                 f"{_capital(diverged_advice or advice or _BOUNDS_ADVICE)}.", ConvergenceWarning)
             return LoopOutcome(n_iter - 1, False, history, n_evals, n_moved, res)
         n_moved += stats.n_moved
         n_evals += stats.n_evals
@@ -616,7 +608,7 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
         else:
             res = None
         if stop_message is not None:
-            warnings.warn(f"{owner}: {stop_message}", ConvergenceWarning, stacklevel=4)
+            warn(f"{owner}: {stop_message}", ConvergenceWarning)
             return LoopOutcome(n_iter, False, history, n_evals, n_moved,
                                res if res is not None else residuals(state))
     if res is None:
@@ -624,13 +616,9 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
     # converged: settled, and no constraint that no state moves is off its bound
     converged = settled and not res.fixed_violated.size
     if settled and not converged:
-        warnings.warn(
-            f"{owner}: {_fixed_summary(res)}. The other constraints hold to tol; "
-            "converged_ is False. Remove those constraints, or use an initial kernel "
-            "whose range moves them (another kernel, or a larger rank).",
-            ConvergenceWarning,
-            stacklevel=4,
-        )
+        warn(f"{owner}: {_fixed_summary(res)}. The other constraints hold to tol; "
+             "converged_ is False. Remove those constraints, or use an initial kernel "
+             "whose range moves them (another kernel, or a larger rank).", ConvergenceWarning)
     elif not converged:
         if res.n_violated:
             what = (f"{_violation_summary(res, n_active)}. "
@@ -640,11 +628,7 @@ def sweep_until_settled(run, state, duals, *, tol, max_iter, verbose, owner, res
                     f"{res.worst:.3e}, tol={tol}. Increase max_iter or loosen tol")
         if res.fixed_violated.size:
             what += f" (and {_fixed_summary(res)})"
-        warnings.warn(
-            f"{owner} did not converge in max_iter={max_iter} sweeps: {what}.",
-            ConvergenceWarning,
-            stacklevel=4,
-        )
+        warn(f"{owner} did not converge in max_iter={max_iter} sweeps: {what}.", ConvergenceWarning)
     return LoopOutcome(n_iter, converged, history, n_evals, n_moved, res)
 
 
@@ -788,14 +772,10 @@ def triplet_projections(G, triplets, M0, *, margin=2.0 ** 0.5, slack=np.inf,
     m = a.shape[0]
     skipped = degenerate_triplet_rows(G, a, b, c)
     if skipped.any():
-        warnings.warn(
-            f"{owner}: {int(skipped.sum())} of {m} triplet constraints have their "
-            "three points on one line through the anchor in the initial kernel's "
-            "feature space (or two points that coincide); no kernel of that range "
-            "changes their ratio of distances, so they are skipped.",
-            UserWarning,
-            stacklevel=3,
-        )
+        warn(f"{owner}: {int(skipped.sum())} of {m} triplet constraints have their "
+             "three points on one line through the anchor in the initial kernel's "
+             "feature space (or two points that coincide); no kernel of that range "
+             "changes their ratio of distances, so they are skipped.")
     active = np.flatnonzero(~skipped).astype(np.intp)
     nu = np.zeros(m)
     lam = np.where(kind == 1, slack, equality_slack)

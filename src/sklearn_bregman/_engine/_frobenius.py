@@ -52,13 +52,13 @@ finance. IMA J. Numer. Anal. 22(3):329-343, 2002.
 """
 
 import time
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 from sklearn.exceptions import ConvergenceWarning
 
+from .._utils._warnings import warn
 from ._driver import UnitDiagonalResult
 
 #: Armijo's constant of the line search on theta.
@@ -468,9 +468,8 @@ def frobenius_nearest_correlation(C, *, weights=None, eig_min=0.0, tol, max_iter
         else:
             advice = (f"it stopped after {n_iter} {what} with the error at rounding "
                       "level: use a larger tol")
-        warnings.warn(f"{owner} (divergence='frobenius') did not converge: "
-                      f"{' and '.join(problems)}; {advice}.", ConvergenceWarning,
-                      stacklevel=3)
+        warn(f"{owner} (divergence='frobenius') did not converge: "
+             f"{' and '.join(problems)}; {advice}.", ConvergenceWarning)
     E = X - C
     if not unit_weights:
         sw = np.sqrt(w)

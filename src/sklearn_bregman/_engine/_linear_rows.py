@@ -12,12 +12,12 @@ compiled sweep of the divergence (``_linear.pyx`` for LogDet,
 containers by ``sklearn_bregman._constraints._rows``.
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._utils._warnings import warn
 from ._driver import (
     REPORT_RTOL,
     ProjectionResult,
@@ -142,18 +142,15 @@ def linear_residuals(rows, state, nu, xi, *, log_state, tol):
 LINEAR_SWEEPS = {"logdet": logdet_linear_sweep, "vonneumann": vonneumann_linear_sweep}
 
 
-def warn_skipped_rows(skipped, owner, stacklevel):
+def warn_skipped_rows(skipped, owner):
     """The one warning about rows zero in the initial kernel's range (as
     :func:`~._driver.warn_zero_length` for pairs), if there are any."""
     n_skipped = int(np.count_nonzero(skipped))
     if n_skipped:
-        warnings.warn(
-            f"{owner}: {n_skipped} of {skipped.shape[0]} constraints are zero in "
-            "the initial kernel's range (e.g. they join identical points): no learned "
-            "kernel moves them; they are skipped, and held to their bounds at the value "
-            "0 they keep (a ConvergenceWarning follows if one misses its bound).",
-            UserWarning, stacklevel=stacklevel,
-        )
+        warn(f"{owner}: {n_skipped} of {skipped.shape[0]} constraints are zero in "
+             "the initial kernel's range (e.g. they join identical points): no learned "
+             "kernel moves them; they are skipped, and held to their bounds at the value "
+             "0 they keep (a ConvergenceWarning follows if one misses its bound).")
 
 
 def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order="cyclic",
@@ -209,7 +206,7 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
         nu, xi = (np.array(a, dtype=np.float64, copy=True) for a in start)
     active = np.flatnonzero(~rows.skipped).astype(np.intp)
     if warn_skipped:
-        warn_skipped_rows(rows.skipped, owner, stacklevel=7)
+        warn_skipped_rows(rows.skipped, owner)
 
     def run():
         visit = rng.permutation(active) if order == "random" else active

@@ -12,12 +12,12 @@ its departure from the paper are in ``sklearn_bregman._learners._nearest_correla
 """
 
 import time
-import warnings
 
 import numpy as np
 from scipy import linalg, optimize
 from sklearn.exceptions import ConvergenceWarning
 
+from .._utils._warnings import warn
 from ._correlation import correlation_sweep
 from ._driver import (
     Residuals,
@@ -517,10 +517,9 @@ def logdet_nearest_correlation(G0, psi0, *, tol, max_iter, verbose, owner,
                 err = _diagonal_error(W, t, psi0)
                 where = (f"the largest diagonal error is {err:.3g}" if np.isfinite(err)
                          else "K^-1 = K0^-1 + diag(alpha) is not yet positive definite")
-                warnings.warn(
-                    f"{owner} did not converge in max_iter={max_iter} Newton-CG "
-                    f"iterations: {where} (tol={tol:g}). Increase max_iter, or "
-                    "nugget.", ConvergenceWarning, stacklevel=3)
+                warn(f"{owner} did not converge in max_iter={max_iter} Newton-CG "
+                     f"iterations: {where} (tol={tol:g}). Increase max_iter, or "
+                     "nugget.", ConvergenceWarning)
         else:
             # Newton-CG stalled (rounding) short of tol: the projections
             # finish from there, with their own max_iter sweeps

@@ -27,7 +27,6 @@ values come from :mod:`sklearn_bregman._factors._kernels`.
 :class:`LowRankFactor` chooses among the first two for the kernel learners.
 """
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +46,7 @@ from .._engine import (
     qr_append,
 )
 from .._utils._sklearn_compat import num_samples
+from .._utils._warnings import warn
 from ._kernels import (
     AdaptiveGaussian,
     _not_finite_message,
@@ -959,13 +959,9 @@ class LowRankFactor:
             k0 = None
             column, diag = kernel_source(X, self.kernel, self.params)
             if self.kernel == "precomputed" and np.any(diag < 0):
-                warnings.warn(
-                    "kernel='precomputed': the kernel matrix has negative diagonal "
-                    "entries, so it is not positive semi-definite; incomplete Cholesky "
-                    "factors only its positive part.",
-                    UserWarning,
-                    stacklevel=3,
-                )
+                warn("kernel='precomputed': the kernel matrix has negative diagonal "
+                     "entries, so it is not positive semi-definite; incomplete Cholesky "
+                     "factors only its positive part.")
             if self.kernel == "precomputed":
                 block = (lambda S: X[:, S], lambda S: X[np.ix_(S, S)])
             else:

@@ -12,7 +12,6 @@ compiled steps are in ``_engine/_definiteboost_steps.pyx``; the loop around them
 the engine's (:func:`sklearn_bregman._engine.definiteboost`).
 """
 
-import warnings
 from numbers import Real
 
 import numpy as np
@@ -35,6 +34,7 @@ from .._engine import (
 )
 from .._factors._factors import orthonormal_basis
 from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._warnings import warn
 from ._base import (
     FactorLearner,
     components_from_metric,
@@ -432,15 +432,11 @@ class DefiniteBoost(FactorLearner):
         n_violated = int(np.count_nonzero(violation > self.tol))
         if n_violated:
             k = int(np.argmax(violation))
-            warnings.warn(
-                f"{type(self).__name__}: the initial kernel has rank one, whose only "
-                f"trace-one kernel is fixed, and {n_violated} of {len(bound)} binding "
-                f"constraints are violated by more than tol={self.tol} (the largest by "
-                f"{violation[k]:.3g}). Use a kernel of higher rank (kernel, rank) or "
-                "looser bounds (epsilon, bounds).",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+            warn(f"{type(self).__name__}: the initial kernel has rank one, whose only "
+                 f"trace-one kernel is fixed, and {n_violated} of {len(bound)} binding "
+                 f"constraints are violated by more than tol={self.tol} (the largest by "
+                 f"{violation[k]:.3g}). Use a kernel of higher rank (kernel, rank) or "
+                 "looser bounds (epsilon, bounds).", ConvergenceWarning)
         return ProjectionResult(state=self._log_w, log_state=True, dual=np.zeros(len(bound)),
                                 targets=bound.copy(), n_iter=0,
                                 converged=not n_violated, skipped=np.zeros(len(bound), bool),
@@ -494,21 +490,17 @@ class DefiniteBoost(FactorLearner):
         nv2 = np.einsum("ij,ij->i", V, V)
         # duplicates are equal rows of G0, not quite of U (rounding of the SVD)
         zero = zero_length_pairs(self._g_norm, pairs.i, pairs.j)
-        warn_zero_length(zero, type(self).__name__, stacklevel=4)
+        warn_zero_length(zero, type(self).__name__)
         nv2[zero] = 0.0
         b, sign = pairs.bound, pairs.sign
         check_similar_bounds(pairs, np.flatnonzero(nv2 > 0))
         bad = (sign < 0) & (b >= nv2) & (b > 0)
         dropped = bad & generated
         if dropped.any():
-            warnings.warn(
-                f"{type(self).__name__}: {int(dropped.sum())} dissimilar pairs got a "
-                f"bound (bounds={self.bounds!r}, epsilon={self.epsilon}) above the "
-                "largest squared distance a trace-one kernel can give them; they are "
-                "left out.",
-                UserWarning,
-                stacklevel=3,
-            )
+            warn(f"{type(self).__name__}: {int(dropped.sum())} dissimilar pairs got a "
+                 f"bound (bounds={self.bounds!r}, epsilon={self.epsilon}) above the "
+                 "largest squared distance a trace-one kernel can give them; they are "
+                 "left out.")
             bad &= ~generated
         if bad.any():
             k = np.flatnonzero(bad)[0]

@@ -307,9 +307,9 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         check_scale(scale, type(self).__name__)  # (before the covariance can overflow)
         A0 = self.prior_ if continuing else self._prior_metric(rows, rng)
         # the pairs' rows of X, gathered once (X never leaves the workers when
-        # it is a dask array); stacklevel 4: _fit, fit, _fit_context, the user's call
+        # it is a dask array)
         pairs, local, X_t, _ = resolve_pairs(
-            self, y, constraints, rows, rng, A0, stacklevel=4,
+            self, y, constraints, rows, rng, A0,
             bounds=None if kept is None else kept.bounds)
         skipped = check_pair_bounds(local, X_t, A0, scale=scale)
         self.prior_ = A0
@@ -319,7 +319,7 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
                     self.metric_ if continuing else A0, divergence="logdet",
                     bounds=pairs.bounds_rule, rng=rng,
                     max_constraints=self.max_constraints)
-            self._stream_step(kept, pairs, local, X_t, skipped, stacklevel=6)
+            self._stream_step(kept, pairs, local, X_t, skipped)
             return self
         result = pair_projections(
             X_t, local, A0, slack=self.slack, order=self.order, tol=self.tol,
@@ -329,11 +329,10 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         set_pair_fit_attributes(self, result, pairs)
         return self
 
-    def _stream_step(self, stream, pairs, local, X_t, skipped, *, stacklevel):
-        """Add a batch's pairs to the stream and sweep all it keeps
-        (``stacklevel``: frames from here to the user's call)."""
+    def _stream_step(self, stream, pairs, local, X_t, skipped):
+        """Add a batch's pairs to the stream and sweep all it keeps."""
         stream.add(X_t[local.i], X_t[local.j], local.sign, local.bound, skipped,
-                          owner=type(self).__name__, stacklevel=stacklevel)
+                   owner=type(self).__name__)
         result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
                             max_iter=self.max_iter, verbose=self.verbose,
                             owner=type(self).__name__)

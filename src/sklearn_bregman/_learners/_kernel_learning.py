@@ -161,20 +161,16 @@ class _BaseKernelLearner(FactorLearner):
         rng = check_random_state(self.random_state)
         G = self._fit_factor(rows, y)
         if relative:
-            # stacklevel 5: encode_labels, outlier_triplets, this, _fit_context, the
-            # user's call
             t = outlier_triplets(check_labels(y, n), self.n_constraints,
-                                 unlabeled=self.unlabeled, random_state=rng, stacklevel=5)
+                                 unlabeled=self.unlabeled, random_state=rng)
             con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
                                             ratio=self.ratio)]
         if pairs_only:
             # pairs alone: the specialised pair sweep, and eq. 22's slack, on
             # the rows of G0 the pairs touch (all of G0 never leaves the
             # workers when X is a dask array)
-            # stacklevel 3: this, scikit-learn's _fit_context, the user's call
             pairs, local, G_t, touched = resolve_pairs(
-                self, y, constraints if con_list is None else con_list[0], G, rng,
-                stacklevel=3)
+                self, y, constraints if con_list is None else con_list[0], G, rng)
             skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
             result, metric = self._learn(G, G_t, touched, local, skipped, rng)
             L = set_pair_fit_attributes(self, result, pairs, metric)
@@ -305,15 +301,13 @@ class _BaseKernelLearner(FactorLearner):
 
     def _stream_pairs(self, stream, G, y, constraints, name):
         """A batch of pairs (drawn from ``y`` or given) into a PairStream."""
-        # stacklevel 4: this, partial_fit, scikit-learn's _fit_context, the user's call
         pairs, local, G_t, _ = resolve_pairs(self, y, constraints, G, stream.rng,
-                                             stacklevel=4, bounds=stream.bounds)
+                                             bounds=stream.bounds)
         if stream.bounds is None:
             stream.bounds = pairs.bounds_rule
         skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
         C = self._coordinates(G_t, stream.basis)
-        stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped,
-                   owner=name, stacklevel=5)
+        stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped, owner=name)
         result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
                             max_iter=self.max_iter, verbose=self.verbose, owner=name)
         L = set_pair_fit_attributes(self, result, pairs,
@@ -325,11 +319,8 @@ class _BaseKernelLearner(FactorLearner):
         """A batch of general rows (given, or relative triplets drawn from
         ``y``) into a RowStream."""
         if con_list is None:
-            # stacklevel 6: encode_labels, outlier_triplets, this, partial_fit,
-            # _fit_context, the user's call
             t = outlier_triplets(check_labels(y, n), self.n_constraints,
-                                 unlabeled=self.unlabeled, random_state=stream.rng,
-                                 stacklevel=6)
+                                 unlabeled=self.unlabeled, random_state=stream.rng)
             con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
                                             ratio=self.ratio)]
         con_list = [resolve_pair_constraints(self, None, c, InMemoryRows(G_b), None, n,
@@ -338,7 +329,7 @@ class _BaseKernelLearner(FactorLearner):
         B = self._coordinates(G_b, stream.basis)
         batch = build_rows(con_list, B, self._prior_of(stream.basis),
                            triplet_ratio=self.ratio)
-        stream.add(batch, owner=name, stacklevel=5)
+        stream.add(batch, owner=name)
         result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
                             max_iter=self.max_iter, verbose=self.verbose, owner=name,
                             advice=_ROWS_ADVICE)

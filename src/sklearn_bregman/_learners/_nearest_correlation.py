@@ -32,7 +32,6 @@ Frobenius norm with a floor on the eigenvalues, solved densely by Qi & Sun's
 (2006) Newton method on its dual (``_engine/_frobenius.py``).
 """
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -46,6 +45,7 @@ from .._engine import (
     vonneumann_nearest_correlation,
 )
 from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._warnings import warn
 
 __all__ = ["NearestCorrelation"]
 
@@ -330,6 +330,8 @@ class NearestCorrelation(BaseEstimator):
     >>> import numpy as np
     >>> from sklearn_bregman import NearestCorrelation
     >>> C = np.array([[1.0, 0.9, 0.7], [0.9, 1.0, 0.3], [0.7, 0.3, 1.0]])
+    >>> float(np.linalg.eigvalsh(C).min()) < 0  # not a correlation matrix: fit warns so
+    True
     >>> nc = NearestCorrelation(rank=1).fit(C)
     >>> nc.factor_.shape, nc.converged_
     ((3, 1), True)
@@ -590,11 +592,9 @@ class NearestCorrelation(BaseEstimator):
         self.negative_mass_ = float(-negative.sum())
         big = float(np.abs(w_all).max(initial=0.0))
         if self.negative_mass_ > 1e-10 * max(big, 1e-300) * n:
-            warnings.warn(
-                f"C is not positive semidefinite: {negative.size} negative eigenvalues "
-                f"of total mass {self.negative_mass_:.4g} (the largest eigenvalue is "
-                f"{w_all[-1]:.4g}) are left out of the start K0.",
-                UserWarning, stacklevel=3)
+            warn(f"C is not positive semidefinite: {negative.size} negative eigenvalues "
+                 f"of total mass {self.negative_mass_:.4g} (the largest eigenvalue is "
+                 f"{w_all[-1]:.4g}) are left out of the start K0.")
         keep = w > n * np.finfo(float).eps * max(big, 1e-300)
         G0 = np.ascontiguousarray(V[:, keep] * np.sqrt(w[keep]))
         # the floor scales with a large C (its mean diagonal, when above 1),

@@ -19,7 +19,7 @@ from sklearn.base import (
 )
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from .._constraints._containers import TripletConstraints, check_triplet_constraints
 from .._constraints._labels import outlier_triplets
@@ -29,6 +29,7 @@ from .._engine import triplet_projections
 from .._factors._factors import SpectralFactor
 from .._factors._kernels import KernelParamsMixin, kernel_parameters
 from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._warnings import column_or_1d
 from ._base import LearnedMapMixin, check_factor_scale, components_from_metric
 
 __all__ = ["SKLRClusterer"]
@@ -343,7 +344,7 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
             return tc
         if y is None:
             return TripletConstraints()
-        y = column_or_1d(y, warn=True)
+        y = column_or_1d(y)
         if y.shape[0] != n:
             raise ValueError(f"y has {y.shape[0]} entries but X has {n} samples.")
         if self.unlabeled is not None and np.all(y == self.unlabeled):

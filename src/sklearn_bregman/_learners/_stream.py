@@ -126,7 +126,7 @@ class PairStream(_Stream):
                          Pi=np.empty((0, r)), Pj=np.empty((0, r)),
                          sign=np.empty(0, np.int8), skipped=np.empty(0, bool))
 
-    def add(self, Pi, Pj, sign, bound, skipped, *, owner, stacklevel):
+    def add(self, Pi, Pj, sign, bound, skipped, *, owner):
         """Keep the constraints ``v = Pi - Pj`` (rows in the state's
         coordinates) with dual 0 and target their bound.  Zero-length pairs
         (``skipped``: no matrix moves them) are reported once, here, and
@@ -135,7 +135,7 @@ class PairStream(_Stream):
         ``converged_`` False).  Retires the oldest beyond
         ``max_constraints``."""
         skipped = np.asarray(skipped, dtype=bool)
-        warn_zero_length(skipped, owner, stacklevel=stacklevel + 1)
+        warn_zero_length(skipped, owner)
         self._keep(Pi=Pi, Pj=Pj, sign=np.asarray(sign, np.int8),
                    bound=np.asarray(bound, np.float64), skipped=skipped)
 
@@ -188,13 +188,13 @@ class RowStream(_Stream):
                          S=np.empty((0, 1), np.int8), kind=np.empty(0, np.int8),
                          skipped=np.empty(0, bool))
 
-    def add(self, rows, *, owner, stacklevel):
+    def add(self, rows, *, owner):
         """Keep a batch's rows (a :class:`~sklearn_bregman._engine.LinearRows`)
         with dual 0 and target their bound; the skipped ones (zero in the
         initial kernel's range) are reported once, here, and kept unvisited
         for the optimality test.  Retires the oldest beyond
         ``max_constraints``."""
-        warn_skipped_rows(rows.skipped, owner, stacklevel=stacklevel + 1)
+        warn_skipped_rows(rows.skipped, owner)
         q = max(self.V.shape[1], rows.V.shape[1])
         self.V, self.S = _widen(self.V, q), _widen(self.S, q)
         self._keep(V=_widen(rows.V, q), S=_widen(rows.S, q), kind=rows.kind,

@@ -15,7 +15,7 @@ import inspect
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted
 
 from .._data._inputs import (
     Preprocessor,
@@ -26,6 +26,7 @@ from .._data._inputs import (
 )
 from .._learners._metric import MetricMixin
 from .._utils._sklearn_compat import InvalidParameterError
+from .._utils._warnings import column_or_1d
 
 __all__ = ["TupleMetaEstimator", "check_tuple_labels", "inner_streams", "unique_points"]
 
@@ -57,7 +58,7 @@ def check_tuple_labels(y, n, name, meaning):
         The encoding ``y`` is in, sorted: ``[-1, 1]``, or ``[0, 1]`` when
         ``y`` holds a 0 (``y`` of only 1 reads as ``[-1, 1]``).
     """
-    y = column_or_1d(y, warn=True)
+    y = column_or_1d(y)
     if y.shape[0] != n:
         raise ValueError(f"y has {y.shape[0]} entries but there are {n} {name}.")
     for classes in ENCODINGS:

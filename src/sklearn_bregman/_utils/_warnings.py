@@ -1,0 +1,123 @@
+"""The package's one way to warn: at the user's line.
+
+A warning is only useful where the user can act on it: the line of their
+script that called ``fit``, ``partial_fit`` or a generator, not a line of
+this package or of the scikit-learn wrapper around ``fit``.  :func:`warn`
+finds that line by walking up the stack to the first frame outside this
+package and outside the libraries that call into it on the user's behalf
+(scikit-learn's ``_fit_context``, ``validate_params`` and ``set_output``
+wrappers, ``Pipeline``, ``GridSearchCV``; joblib's sequential backend), as
+pandas' ``find_stack_level`` does for pandas; nothing counts frames by hand,
+so refactoring a call chain cannot move a warning off the user's line.
+
+Every warning of the package is an instance of :class:`SklearnBregmanWarning`
+(as well as of the category it is raised as: ``UserWarning``,
+scikit-learn's ``ConvergenceWarning``), so that a test suite can turn the
+package's own warnings into errors without touching those of other
+libraries (``filterwarnings = error::sklearn_bregman.SklearnBregmanWarning``
+is the configuration of this package's own tests).
+"""
+
+import os
+import sys
+import warnings
+
+import joblib
+import sklearn
+
+__all__ = ["SklearnBregmanWarning", "find_stack_level", "warn"]
+
+
+class SklearnBregmanWarning(Warning):
+    """Base of every warning this package raises.
+
+    A warning is raised as a subclass of this and of its category
+    (``UserWarning``, ``ConvergenceWarning``), so filters on either catch it.
+    """
+
+
+def _folder(module):
+    return os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+
+
+#: Where the frames to skip live: this package, and the libraries whose
+#: wrappers stand between the user's call and this package's code.
+_INTERNAL = (
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep,
+    _folder(sklearn),
+    _folder(joblib),
+)
+
+#: One subclass per category, made once (warnings' "once" and "default"
+#: registries key on the category, so it must be the same class every time).
+_CATEGORIES = {}
+
+
+def _category(category):
+    if issubclass(category, SklearnBregmanWarning):
+        return category
+    if category not in _CATEGORIES:
+        _CATEGORIES[category] = type(category.__name__, (category, SklearnBregmanWarning),
+                                     {"__module__": category.__module__})
+    return _CATEGORIES[category]
+
+
+def find_stack_level():
+    """The ``stacklevel`` that puts a warning raised by this function's caller
+    at the first frame outside the package (and the wrappers of
+    :data:`_INTERNAL`): the user's line.
+
+    Returns
+    -------
+    int
+        For ``warnings.warn(..., stacklevel=find_stack_level())``; when every
+        frame is internal (a worker thread), the outermost one.
+    """
+    frame = sys._getframe(1)  # the caller: stacklevel 1
+    level = 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message, category=UserWarning):
+    """Warn ``message`` as ``category`` at the user's line.
+
+    Parameters
+    ----------
+    message : str
+        What happened and what to change; it names the estimator or the
+        parameter (the package's rule).
+    category : type of Warning, default=UserWarning
+        Raised as a subclass of it and of :class:`SklearnBregmanWarning`.
+    """
+    warnings.warn(message, _category(category), stacklevel=find_stack_level())
+
+
+def column_or_1d(y, *, input_name="y"):
+    """scikit-learn's ``column_or_1d``, with its DataConversionWarning (a
+    column vector given where a 1-D array is expected) raised at the user's
+    line instead of this package's.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,) or (n_samples, 1)
+    input_name : str, default='y'
+        The argument's name, for the messages.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    from sklearn.exceptions import DataConversionWarning
+    from sklearn.utils.validation import column_or_1d as _column_or_1d
+
+    out = _column_or_1d(y, input_name=input_name)
+    if len(getattr(y, "shape", ())) == 2 or (
+            not hasattr(y, "shape") and isinstance(y, (list, tuple)) and len(y)
+            and isinstance(y[0], (list, tuple))):
+        warn(f"A column-vector {input_name} was passed when a 1d array was expected. "
+             f"Please change the shape of {input_name} to (n_samples, ), for example "
+             "using ravel().", DataConversionWarning)
+    return out

@@ -1,0 +1,225 @@
+"""Every warning the package raises points at the user's line.
+
+One helper (``_utils/_warnings.warn``) places them: the first frame outside
+the package and outside the scikit-learn and joblib wrappers that call it on
+the user's behalf.  Each case below triggers one warning of the package from
+a line of this file (directly, through a ``Pipeline``, a ``GridSearchCV``, a
+meta-estimator, a generator wrapped by ``validate_params``) and checks the
+file the warning names.
+"""
+
+import ast
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+
+import sklearn_bregman
+from sklearn_bregman import (
+    DefiniteBoost,
+    ITMLTransformer,
+    KernelKMeans,
+    LogDetKernelLearner,
+    NearestCorrelation,
+    PairClassifier,
+    SKLRClusterer,
+    VonNeumannKernelLearner,
+)
+from sklearn_bregman._utils._warnings import SklearnBregmanWarning, find_stack_level, warn
+from sklearn_bregman.constraints import (
+    PairConstraints,
+    RelativeConstraints,
+    pairs_from_labels,
+    triplets_from_labels,
+)
+
+X, Y = load_iris(return_X_y=True)
+PACKAGE = Path(sklearn_bregman.__file__).parent
+
+
+def _duplicated(j=None):
+    """X with row 1 a copy of row 0 (and row ``j`` one of row ``j - 1``)."""
+    Xd = X.copy()
+    Xd[1] = Xd[0]
+    if j is not None:
+        Xd[j] = Xd[j - 1]
+    return Xd
+
+
+def _indefinite():
+    C = np.array([[1.0, 0.9, 0.7], [0.9, 1.0, 0.3], [0.7, 0.3, 1.0]])
+    return C
+
+
+def _binary_pm1():
+    return np.where(Y[:100] == 0, -1, 1)
+
+
+def _one_class_left(call):
+    """``call`` warns, then refuses the one class left (-1 is unlabeled)."""
+    def run():
+        with pytest.raises(ValueError, match="one class"):
+            call()
+    return run
+
+
+#: name -> (a call from this file that warns, the category, a part of the message)
+CASES = {
+    "labels -1 / +1 in a generator": (
+        _one_class_left(lambda: pairs_from_labels(_binary_pm1(), 20, random_state=0)),
+        UserWarning, "unlabeled=None"),
+    "labels -1 / +1 in fit": (
+        _one_class_left(lambda: ITMLTransformer(random_state=0).fit(X[:100], _binary_pm1())),
+        UserWarning, "unlabeled=None"),
+    "labels -1 / +1 in a relative draw": (
+        _one_class_left(lambda: LogDetKernelLearner(
+            label_constraints="relative", n_constraints=20, random_state=0).fit(
+            X[:100], _binary_pm1())),
+        UserWarning, "unlabeled=None"),
+    "labels -1 / +1 in triplets_from_labels": (
+        _one_class_left(lambda: triplets_from_labels(_binary_pm1(), 20, random_state=0)),
+        UserWarning, "unlabeled=None"),
+    "a column vector y": (
+        lambda: ITMLTransformer(random_state=0).fit(X, Y.reshape(-1, 1)),
+        DataConversionWarning, "column-vector y"),
+    "zero-length pairs, ITML": (
+        lambda: ITMLTransformer(random_state=0).fit(
+            _duplicated(), constraints=PairConstraints([0, 2], [1, 3], [1, 1])),
+        UserWarning, "join two identical points"),
+    "zero-length pairs, von Neumann": (
+        lambda: VonNeumannKernelLearner(random_state=0).fit(
+            _duplicated(), constraints=PairConstraints([0, 2], [1, 3], [1, 1])),
+        UserWarning, "join two identical points"),
+    "zero-length pairs, DefiniteBoost": (
+        lambda: DefiniteBoost(random_state=0).fit(
+            _duplicated(), constraints=PairConstraints([0, 2], [1, 60], [1, -1])),
+        UserWarning, "join two identical points"),
+    "rows zero in the range": (
+        lambda: LogDetKernelLearner(random_state=0).fit(
+            _duplicated(3), constraints=RelativeConstraints([0, 5], [1, 6], [2, 5], [3, 70])),
+        UserWarning, "zero in the initial kernel's range"),
+    "degenerate SKLR triplets": (
+        lambda: SKLRClusterer(3, random_state=0).fit(_duplicated(),
+                                                     triplets=[[0, 1, 60], [2, 3, 70]]),
+        UserWarning, "on one line through the anchor"),
+    "max_iter reached": (
+        lambda: ITMLTransformer(slack=np.inf, max_iter=1, random_state=0).fit(X, Y),
+        ConvergenceWarning, "did not converge in max_iter=1"),
+    "a fixed row out of reach": (
+        lambda: ITMLTransformer(slack=np.inf, random_state=0).fit(
+            _duplicated(), constraints=PairConstraints([0, 2], [1, 3], [-1, 1], [4.0, 9.0])),
+        ConvergenceWarning, "cannot be met by any kernel"),
+    "an indefinite C": (
+        lambda: NearestCorrelation().fit(_indefinite()),
+        UserWarning, "C is not positive semidefinite"),
+    "Frobenius max_iter": (
+        lambda: NearestCorrelation("frobenius", max_iter=1, tol=1e-15).fit(
+            np.corrcoef(X.T) * 2 - np.eye(4)),
+        ConvergenceWarning, "did not converge"),
+    "a precomputed kernel with a negative diagonal": (
+        lambda: KernelKMeans(2, kernel="precomputed", random_state=0).fit(
+            np.diag([1.0, 1.0, -1.0, 2.0, 3.0])),
+        UserWarning, "negative diagonal"),
+    "DefiniteBoost of rank one": (
+        lambda: DefiniteBoost(random_state=0).fit(
+            np.array([[0.0], [1.0], [2.0], [3.0]]),
+            constraints=PairConstraints([0], [3], [1], [1e-4])),
+        ConvergenceWarning, "rank one"),
+}
+
+
+def _record(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return caught
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_warning_points_at_the_users_line(case):
+    call, category, text = CASES[case]
+    caught = [w for w in _record(call) if issubclass(w.category, SklearnBregmanWarning)]
+    mine = [w for w in caught if text in str(w.message)]
+    assert mine, [str(w.message) for w in caught]
+    for w in caught:
+        assert w.filename == __file__, (str(w.message), w.filename, w.lineno)
+    assert any(issubclass(w.category, category) for w in mine)
+
+
+def test_through_a_pipeline_a_grid_search_and_a_meta_estimator():
+    pipe = Pipeline([("itml", ITMLTransformer(slack=np.inf, max_iter=1, random_state=0))])
+    search = GridSearchCV(pipe, {"itml__tol": [1e-3]}, cv=2, n_jobs=1, scoring=None,
+                          error_score="raise")
+    pc = pairs_from_labels(Y, 60, random_state=0)
+    pairs = np.column_stack([pc.i, pc.j])
+    clf = PairClassifier(ITMLTransformer(slack=np.inf, max_iter=1, random_state=0),
+                         preprocessor=X)
+    for call in (lambda: pipe.fit(X, Y),
+                 lambda: clf.fit(pairs, pc.sign),
+                 lambda: clf.partial_fit(pairs, pc.sign)):
+        caught = [w for w in _record(call) if issubclass(w.category, ConvergenceWarning)]
+        assert caught and all(w.filename == __file__ for w in caught)
+    # GridSearchCV scores with the transformer's last step: none here; fit the
+    # search on a scorer-free refit instead
+    search = GridSearchCV(pipe, {"itml__tol": [1e-3]}, cv=2, n_jobs=1,
+                          scoring=lambda est, X_, y_: 0.0, error_score="raise")
+    caught = [w for w in _record(lambda: search.fit(X, Y))
+              if issubclass(w.category, ConvergenceWarning)]
+    assert caught and all(w.filename == __file__ for w in caught)
+
+
+def test_the_package_warnings_are_of_their_category_and_of_the_package_class():
+    with pytest.warns(ConvergenceWarning) as record:
+        warn("message", ConvergenceWarning)
+    (w,) = record
+    assert issubclass(w.category, ConvergenceWarning)
+    assert issubclass(w.category, SklearnBregmanWarning)
+    assert w.filename == __file__
+    # one class per category: warnings' registries key on it
+    with pytest.warns(ConvergenceWarning) as again:
+        warn("message", ConvergenceWarning)
+    assert again[0].category is w.category
+    with pytest.warns(UserWarning) as record:
+        warn("plain")
+    assert issubclass(record[0].category, SklearnBregmanWarning)
+
+
+def test_find_stack_level_counts_to_the_first_outside_frame():
+    # called from this file (outside the package), the caller is the user
+    assert find_stack_level() == 1
+
+
+def _calls(tree, name):
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            called = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            if called == name:
+                yield node
+
+
+def test_no_stacklevel_is_counted_by_hand():
+    """Only the helper passes ``stacklevel`` or calls ``warnings.warn``."""
+    helper = PACKAGE / "_utils" / "_warnings.py"
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        if path == helper:
+            continue
+        text = path.read_text()
+        tree = ast.parse(text)
+        offenders += [f"{path.relative_to(PACKAGE)}:{n.lineno} warnings.warn"
+                      for n in _calls(tree, "warn")
+                      if isinstance(n.func, ast.Attribute)
+                      and getattr(n.func.value, "id", None) == "warnings"]
+        offenders += [f"{path.relative_to(PACKAGE)}:{n.lineno} stacklevel"
+                      for n in ast.walk(tree) if isinstance(n, ast.keyword)
+                      and n.arg == "stacklevel"]
+        offenders += [f"{path.relative_to(PACKAGE)}: a parameter named stacklevel"
+                      for n in ast.walk(tree) if isinstance(n, ast.arg)
+                      and n.arg == "stacklevel"]
+    assert not offenders
