@@ -1,4 +1,4 @@
-"""KernelKMeans: conformance and what it must find."""
+"""KernelKMeans: what it must find (scikit-learn's checks: tests/test_common.py)."""
 
 import numpy as np
 import pytest
@@ -6,27 +6,8 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs, make_circles
 from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import rbf_kernel
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_bregman._learners._cluster import KernelKMeans
-
-
-def expected_failures(estimator):
-    if estimator.kernel == "precomputed":
-        # scikit-learn's check_clustering ignores the pairwise tag and fits on
-        # a 50 x 2 feature matrix, which is not a kernel matrix.
-        return {"check_clustering": "check_clustering passes features, not a kernel "
-                                    "matrix, to a precomputed-kernel clusterer"}
-    return {}
-
-
-@parametrize_with_checks([
-    KernelKMeans(n_clusters=3, random_state=0),
-    KernelKMeans(n_clusters=3, kernel="rbf", random_state=0),
-    KernelKMeans(n_clusters=3, kernel="precomputed", random_state=0),
-], expected_failed_checks=expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def test_precomputed_linear_kernel_matches_kmeans():

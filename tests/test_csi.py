@@ -1,17 +1,15 @@
 """CSI and plain incomplete Cholesky: exactness, the compiled steps, the estimator."""
 
-import warnings
 
 import numpy as np
 import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine, make_blobs
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import RidgeClassifier
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import check_fit2d_1sample, parametrize_with_checks
+from sklearn.utils.estimator_checks import check_fit2d_1sample
 from sklearn_bregman._engine._csi_steps import qr_append
 from sklearn_bregman._engine._testing import swap_pivots
 
@@ -255,14 +253,6 @@ def test_qr_append_of_a_column_in_the_span():
 # The estimator
 # ---------------------------------------------------------------------------
 
-@parametrize_with_checks([CSIDecomposition(),
-                          CSIDecomposition(rank=5, random_state=0),
-                          CSIDecomposition(kernel="linear", kappa=0.5, delta=3,
-                                           center=False, random_state=0)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
-
-
 def test_transform_extends_the_factor_to_new_points():
     X, y = load_wine(return_X_y=True)
     X = StandardScaler().fit_transform(X)
@@ -323,17 +313,6 @@ def test_bad_targets():
 # ---------------------------------------------------------------------------
 # CSI as the initial factor of the kernel learners
 # ---------------------------------------------------------------------------
-
-@parametrize_with_checks([
-    LogDetKernelLearner(kernel="rbf", rank=5, low_rank="csi", random_state=0),
-    DefiniteBoost(kernel="rbf", rank=5, low_rank="csi", n_constraints=20,
-                  random_state=0),
-])
-def test_learners_with_csi_start_are_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
-
 
 @pytest.mark.parametrize("cls", [LogDetKernelLearner, VonNeumannKernelLearner,
                                  DefiniteBoost])

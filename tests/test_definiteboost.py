@@ -1,13 +1,11 @@
 """DefiniteBoost and MEG: compiled steps vs dense oracles, optimality, the estimator."""
 
-import warnings
 
 import numpy as np
 import pytest
 from scipy import linalg
 from sklearn.datasets import load_iris
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn_bregman._engine._definiteboost_steps import (
     definiteboost_cyclic_sweep,
     definiteboost_greedy,
@@ -178,17 +176,6 @@ def test_infeasible_constraints_are_reported():
 
 
 # --- the estimator -----------------------------------------------------------
-
-@parametrize_with_checks([
-    DefiniteBoost(random_state=0),
-    DefiniteBoost(kernel="rbf", rank=10, selection="cyclic", projection="approximate",
-                  random_state=0),
-])
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
-
 
 @pytest.fixture(scope="module")
 def iris():

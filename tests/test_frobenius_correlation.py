@@ -11,7 +11,6 @@ import pytest
 import scipy.linalg
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import sklearn_bregman._engine._frobenius as frobenius
 import sklearn_bregman._learners._nearest_correlation as nc_module
@@ -367,13 +366,3 @@ def test_verbose_prints_one_line_per_iteration(capsys):
     est = NearestCorrelation("frobenius", verbose=1).fit(uniform_unit_diagonal(40, 22))
     lines = [ln for ln in capsys.readouterr().out.splitlines() if "Newton iteration" in ln]
     assert len(lines) == est.n_iter_ >= 1
-
-
-@parametrize_with_checks([
-    NearestCorrelation("frobenius"),
-    NearestCorrelation("frobenius", eig_min=0.1),
-])
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)
-        check(estimator)

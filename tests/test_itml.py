@@ -1,7 +1,6 @@
-"""ITMLTransformer: scikit-learn conformance, optimality, robustness."""
+"""ITMLTransformer: optimality, robustness (scikit-learn's checks: tests/test_common.py)."""
 
 import pickle
-import warnings
 
 import numpy as np
 import pytest
@@ -10,19 +9,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_bregman import ITMLTransformer, PairConstraints
 from sklearn_bregman.constraints import pair_sqdist
-
-
-@parametrize_with_checks([ITMLTransformer(random_state=0),
-                          ITMLTransformer(slack=np.inf, order="cyclic", random_state=0)])
-def test_sklearn_compatible(estimator, check):
-    # No expected failures: every scikit-learn check runs and must pass.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
 
 
 def feasible_problem(seed=0, n=40, d=5, c=30):

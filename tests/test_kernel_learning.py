@@ -1,4 +1,5 @@
-"""LogDetKernelLearner: conformance, one optimum with ITML, range space, pipelines."""
+"""LogDetKernelLearner: one optimum with ITML, range space, pipelines (scikit-learn's
+checks: tests/test_common.py)."""
 
 import pickle
 import warnings
@@ -13,7 +14,6 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_bregman import (
     ITMLTransformer,
@@ -23,21 +23,6 @@ from sklearn_bregman import (
     knn_scorer,
 )
 from sklearn_bregman.constraints import pair_sqdist
-
-
-@parametrize_with_checks([
-    LogDetKernelLearner(random_state=0),
-    LogDetKernelLearner(kernel="rbf", rank=10, order="cyclic", random_state=0),
-    LogDetKernelLearner(kernel="rbf", rank=10, low_rank="rpcholesky", random_state=0),
-    LogDetKernelLearner(kernel="precomputed", random_state=0),
-    # relative rows from the labels: the general-row engine (JMLR §6.2.2)
-    LogDetKernelLearner(kernel="rbf", rank=10, label_constraints="relative",
-                        random_state=0),
-])
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
 
 
 def wine():

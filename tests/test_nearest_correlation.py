@@ -11,7 +11,6 @@ import pytest
 from scipy import linalg, optimize
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn_bregman._engine._correlation import correlation_sweep
 
 import sklearn_bregman._engine._unit_diagonal as unit_diagonal
@@ -491,28 +490,6 @@ def test_dataframe_column_names():
     assert list(est.feature_names_in_) == names and est.n_features_in_ == 6
     assert np.array_equal(est.correlation_, NearestCorrelation().fit(C).correlation_)
     assert not hasattr(est.fit(C), "feature_names_in_")  # a refit forgets them
-
-
-# scikit-learn's common checks.  With input='matrix' fit takes one symmetric
-# n x n matrix whose rows and columns are the same variables: the pairwise
-# tag says so, and the checks then pass it square symmetric matrices (linear
-# kernels of their data).  With input='factor' the rows of an n x r factor
-# are the samples.  No expected failures: every check runs and must pass.
-@parametrize_with_checks([
-    NearestCorrelation(),
-    NearestCorrelation(input="factor"),
-    NearestCorrelation("vonneumann"),
-    NearestCorrelation("vonneumann", input="factor", nugget=0.01),
-])
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        # every fit of the checks converges (a diverged run returns no
-        # correlation matrix, yet would pass them)
-        warnings.simplefilter("error", ConvergenceWarning)
-        # check_positive_only_tag_during_fit centres a kernel: an indefinite C,
-        # which is fitted with the documented UserWarning
-        warnings.filterwarnings("ignore", "C is not positive semidefinite", UserWarning)
-        check(estimator)
 
 
 def test_docstring_examples():

@@ -1,13 +1,10 @@
 """Von Neumann projections: compiled sweep vs a dense expm oracle; the learner."""
 
-import warnings
 
 import numpy as np
 import pytest
 from scipy import linalg
 from sklearn.datasets import load_iris
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn_bregman._engine._vonneumann import vonneumann_pair_sweep
 
 from sklearn_bregman import PairConstraints, VonNeumannKernelLearner
@@ -108,16 +105,6 @@ def test_hard_constraints_reach_the_kkt_point_and_beat_feasible_points():
     D = vn_divergence(X, X0)
     for t in [0.0, 0.3, 0.6, 0.9]:
         assert D <= vn_divergence(t * X + (1 - t) * X_star, X0) + 1e-10
-
-
-@parametrize_with_checks([
-    VonNeumannKernelLearner(random_state=0),
-    VonNeumannKernelLearner(kernel="rbf", rank=10, order="cyclic", random_state=0),
-])
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
 
 
 def test_root_finder_needs_few_evaluations():

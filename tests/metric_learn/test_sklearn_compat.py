@@ -26,8 +26,7 @@ Not ported:
 
 - TestSklearnCompat (``check_estimator`` on the supervised learners): ours
   already run scikit-learn's checks with ``parametrize_with_checks`` (in
-  tests/test_itml.py, test_kernel_learning.py, test_vonneumann.py,
-  test_definiteboost.py, test_sklr.py); Covariance, LFDA, LMNN, MLKR, NCA,
+  tests/test_common.py, with every public estimator); Covariance, LFDA, LMNN, MLKR, NCA,
   LSML, MMC, RCA, SDML and SCML_Supervised have no counterpart here;
 - the supervised learners *without* a preprocessor in
   test_estimators_fit_returns_self, test_pipeline_consistency,
