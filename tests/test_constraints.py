@@ -245,17 +245,24 @@ def test_indexing_and_copy_keep_validated_arrays():
     assert pc[::2].i.tolist() == [0, 2] and pc[::2].i.flags.c_contiguous
     assert pc[pc.sign > 0].bound.tolist() == [1.0, 2.0]
     c = pc.copy()
-    c.i[0] = 9
-    assert pc.i[0] == 0
+    assert c.i is not pc.i and np.array_equal(c.i, pc.i)
     with pytest.raises(IndexError, match="1-D selection"):
         pc[None]
+    # with_bound: a new container, checked as the constructor checks bounds
+    new = pc.with_bound([0.5, 0.5, 0.5])
+    assert new.bound.tolist() == [0.5] * 3 and np.isnan(pc.bound[1])
+    with pytest.raises(ValueError, match="PairConstraints: bounds are squared distances"):
+        pc.with_bound([0.5, -1.0, 0.5])
 
 
-def test_check_pairs_checks_a_container_changed_after_construction():
+def test_a_pair_container_cannot_be_changed_after_construction():
     pc = PairConstraints([0, 1], [2, 3], [1, -1])
-    pc.sign[1] = 3
-    with pytest.raises(ValueError, match=r"constraints: sign .*row 1 has 3"):
-        check_pairs(pc, 5)
+    with pytest.raises(ValueError, match="read-only"):
+        pc.sign[1] = 3
+    with pytest.raises(AttributeError, match="PairConstraints is read-only"):
+        pc.sign = np.array([1, 3])
+    assert pc.sign.tolist() == [1, -1]
+    assert check_pairs(pc, 5) is pc  # validated once: only the range is checked here
 
 
 # ---------------------------------------------------------------------------

@@ -134,9 +134,9 @@ def test_converged_hard_fit_meets_every_constraint(Learner, blobs):
     A_star = B @ B.T / 4 + 0.5 * np.eye(4)
     V = X[pc.i] - X[pc.j]
     d_star = np.einsum("ij,jk,ik->i", V, A_star, V)
-    pc.bound[:] = np.where(pc.sign > 0, 1.1, 0.9) * d_star
+    pc = pc.with_bound(np.where(pc.sign > 0, 1.1, 0.9) * d_star)
     if Learner is VonNeumannKernelLearner:
-        pc.bound[:] = np.where(pc.sign > 0, 1.02, 0.98) * (V**2).sum(1)
+        pc = pc.with_bound(np.where(pc.sign > 0, 1.02, 0.98) * (V**2).sum(1))
     est = Learner(slack=np.inf, tol=1e-4, random_state=0).fit(X, constraints=pc)
     assert est.converged_
     assert relative_violation(est, X).max() <= 1e-4

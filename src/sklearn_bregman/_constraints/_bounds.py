@@ -51,13 +51,12 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
         Draws the random pairs of ``'percentile'``.
     source : str, default='constraints'
         What the constraints are to the user (the parameter they passed, or
-        e.g. "the pairs drawn from y"), for error messages; kept on the copy
-        as its ``source`` attribute, for the engine's messages.
+        e.g. "the pairs drawn from y"), for error messages.
 
     Returns
     -------
     PairConstraints
-        A copy with every bound set.
+        A new container with every bound set (``constraints`` is read-only).
     """
     # the parameter is checked even when every constraint carries its own bound
     kind = bounds if isinstance(bounds, str) else "numbers"
@@ -71,25 +70,24 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
             raise ValueError(f"epsilon must lie in [0, 1); got {epsilon!r}.")
     else:
         upper, lower = _two_bounds(bounds)
-    out = constraints.copy()
-    unset = np.isnan(out.bound)
+    bound = np.array(constraints.bound, dtype=np.float64, copy=True)
+    unset = np.isnan(bound)
     if unset.any():
-        sim = unset & (out.sign > 0)
-        dis = unset & (out.sign < 0)
+        sim = unset & (constraints.sign > 0)
+        dis = unset & (constraints.sign < 0)
         if kind == "percentile":
             upper, lower = percentile_bounds(G, M, random_state=random_state)
-            out.bound[sim] = upper
-            out.bound[dis] = lower
+            bound[sim] = upper
+            bound[dis] = lower
         elif kind == "relative":
-            d0 = pair_sqdist(G, out.i[unset], out.j[unset], M)
-            factor = np.where(out.sign[unset] > 0, 1.0 - epsilon, 1.0 + epsilon)
-            out.bound[unset] = factor * d0
+            d0 = pair_sqdist(G, constraints.i[unset], constraints.j[unset], M)
+            factor = np.where(constraints.sign[unset] > 0, 1.0 - epsilon, 1.0 + epsilon)
+            bound[unset] = factor * d0
         else:
-            out.bound[sim] = upper
-            out.bound[dis] = lower
-    check_bound_values(out.bound, allow_nan=False, owner=source)
-    out.source = source
-    return out
+            bound[sim] = upper
+            bound[dis] = lower
+    check_bound_values(bound, allow_nan=False, owner=source)
+    return constraints.with_bound(bound)
 
 
 def _two_bounds(bounds):

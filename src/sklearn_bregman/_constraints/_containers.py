@@ -8,11 +8,10 @@ labels and their samplers :mod:`._labels`'s, the bounds :mod:`._bounds`'s.
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
 
-from .._engine import pair_sqdist
 from .._utils._sklearn_compat import Interval, StrOptions, validate_params
-from ._bounds import percentile_bounds, set_pair_bounds
 from ._labels import LabelIndex, draw_label_pairs, equal_triplets, outlier_triplets
 from ._validation import (
     empty_error,
@@ -33,22 +32,66 @@ __all__ = [
     "check_pairs",
     "check_triplet_constraints",
     "check_triplets",
+    "pair_constraints_of_valid",
     "equal_triplets_from_labels",
-    "pair_sqdist",
     "pairs_from_labels",
-    "percentile_bounds",
     "relative_from_labels",
-    "set_pair_bounds",
+    "triplet_constraints_of_valid",
     "triplets_from_labels",
 ]
 
 
 # --------------------------------------------------------------------------
-# Validation of the containers' fields (one place for pairs and triplets)
+# The containers: validated once, at construction, and read-only after
 # --------------------------------------------------------------------------
 
 
-class PairConstraints:
+def _frozen(value):
+    """``value`` (an array, a sparse matrix, a (Z, s) pair or a list of
+    them) as a read-only copy that nobody else holds."""
+    if isinstance(value, np.ndarray):
+        out = np.array(value, copy=True, order="C")
+        out.flags.writeable = False
+        return out
+    if sp.issparse(value):
+        out = value.copy()
+        for name in ("data", "indices", "indptr", "row", "col", "offsets"):
+            arr = getattr(out, name, None)
+            if isinstance(arr, np.ndarray):
+                arr.flags.writeable = False
+        return out
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+class _ReadOnly:
+    """A container whose fields are validated once, by its constructor, and
+    read-only after: its arrays are its own non-writeable copies, and its
+    attributes cannot be set, so what a fit reads is what was validated (a
+    container is never checked again "in case its arrays were changed")."""
+
+    __slots__ = ()
+
+    def _set_fields(self, **fields):
+        for name, value in fields.items():
+            object.__setattr__(self, name, _frozen(value))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(
+            f"{type(self).__name__} is read-only: its fields are validated once, when it "
+            f"is built; build a new one (with the {name!r} you want) instead of setting "
+            f"{name!r}.")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is read-only: cannot delete {name!r}.")
+
+    def __setstate__(self, state):
+        # (unpickling and copy.copy: the arrays come back writeable; frozen again)
+        self._set_fields(**state)
+
+
+class PairConstraints(_ReadOnly):
     """A set of pair constraints held as flat arrays.
 
     The constructor validates its input and raises a ValueError or TypeError
@@ -66,7 +109,9 @@ class PairConstraints:
 
     Whether the indices lie below the number of training points is checked
     by :func:`check_pairs` (every estimator calls it), as the container does
-    not know the data.
+    not know the data.  The container is read-only: its arrays are its own
+    non-writeable copies of what it was given, and its fields cannot be set
+    (build a new container instead), so a fit reads what was validated.
 
     Parameters
     ----------
@@ -107,18 +152,8 @@ class PairConstraints:
     """
 
     def __init__(self, i, j, sign, bound=None):
-        self.i, self.j, self.sign, self.bound = validate_pairs(
-            i, j, sign, bound, owner="PairConstraints")
-
-    @classmethod
-    def _from_valid(cls, i, j, sign, bound):
-        """Internal fast path: wrap arrays that are valid by construction
-        (intp, intp, int8, float64 of one length, as produced by the
-        generators, :meth:`copy` and indexing) without checking them again."""
-        self = cls.__new__(cls)
-        self.i, self.j = np.ascontiguousarray(i), np.ascontiguousarray(j)
-        self.sign, self.bound = np.ascontiguousarray(sign), np.ascontiguousarray(bound)
-        return self
+        i, j, sign, bound = validate_pairs(i, j, sign, bound, owner="PairConstraints")
+        self._set_fields(i=i, j=j, sign=sign, bound=bound)
 
     def __len__(self):
         return self.i.shape[0]
@@ -146,15 +181,32 @@ class PairConstraints:
         return np.column_stack([self.i, self.j, self.sign, self.bound]).astype(float)
 
     def copy(self):
-        """Return a deep copy (the arrays are copied, not shared).
+        """Return a copy (its own read-only arrays).
 
         Returns
         -------
         PairConstraints
             The copy.
         """
-        return PairConstraints._from_valid(self.i.copy(), self.j.copy(),
-                                           self.sign.copy(), self.bound.copy())
+        return pair_constraints_of_valid(self.i, self.j, self.sign, self.bound)
+
+    def with_bound(self, bound):
+        """Return a copy with the bounds ``bound``.
+
+        The bounds are checked as the constructor checks them (finite,
+        non-negative, NaN for unset); the container itself is read-only.
+
+        Parameters
+        ----------
+        bound : array-like of shape (n_constraints,)
+            The new bounds.
+
+        Returns
+        -------
+        PairConstraints
+            The copy.
+        """
+        return PairConstraints(self.i, self.j, self.sign, bound)
 
     def __getitem__(self, key):
         parts = [np.atleast_1d(a[key]) for a in (self.i, self.j, self.sign, self.bound)]
@@ -164,13 +216,24 @@ class PairConstraints:
                 "integers or a boolean mask (a 1-D selection of constraints); got "
                 f"{key!r}."
             )
-        return PairConstraints._from_valid(*parts)
+        return pair_constraints_of_valid(*parts)
 
     def __repr__(self):
         return (
             f"PairConstraints(n_constraints={len(self)}, n_similar={self.n_similar}, "
             f"n_dissimilar={self.n_dissimilar})"
         )
+
+
+def pair_constraints_of_valid(i, j, sign, bound):
+    """A :class:`PairConstraints` of arrays that are valid by construction
+    (intp, intp, int8, float64 of one length, as the generators, the streams
+    and the bound rules produce them), without checking them again: the
+    package's fast path past the constructor's checks (not public)."""
+    pc = PairConstraints.__new__(PairConstraints)
+    pc._set_fields(i=np.asarray(i, np.intp), j=np.asarray(j, np.intp),
+                   sign=np.asarray(sign, np.int8), bound=np.asarray(bound, np.float64))
+    return pc
 
 
 def _refuse_other_kind(value, name, kind, takes):
@@ -212,9 +275,9 @@ def check_pairs(constraints, n_samples):
         If an index is not an integer or is out of range, a pair joins a
         point to itself, a sign is not +1/-1, a bound is negative or
         infinite, or the fields have different lengths.  The checks are
-        those of :class:`PairConstraints` (a container is checked again, in
-        case its arrays were changed after construction); the message names
-        the parameter ``constraints``, the field and the first offending row.
+        those of :class:`PairConstraints` (a container passed its own when
+        it was built: only the range is checked); the message names the
+        parameter ``constraints``, the field and the first offending row.
         Also when there is no constraint ("constraints is empty").
     TypeError
         If the constraints do not hold numbers, or are a container of
@@ -225,7 +288,7 @@ def check_pairs(constraints, n_samples):
                        "pair constraints: a PairConstraints, a tuple (i, j, sign[, bound]) or "
                        "an array of shape (n_constraints, 3 or 4)")
     if isinstance(constraints, PairConstraints):
-        fields = (constraints.i, constraints.j, constraints.sign, constraints.bound)
+        fields = None
     elif isinstance(constraints, tuple) and len(constraints) in (3, 4):
         fields = constraints
     else:
@@ -237,9 +300,11 @@ def check_pairs(constraints, n_samples):
                 f"i, j, sign[, bound]; got an array of shape {arr.shape}."
             )
         fields = tuple(arr[:, c] for c in range(arr.shape[1]))
-    i, j, sign, bound = validate_pairs(*fields, *([None] * (4 - len(fields))),
-                                        owner=owner)
-    pc = PairConstraints._from_valid(i, j, sign, bound).copy()
+    if fields is None:  # validated when it was built, and read-only since
+        pc = constraints
+    else:
+        pc = pair_constraints_of_valid(*validate_pairs(
+            *fields, *([None] * (4 - len(fields))), owner=owner))
 
     if len(pc) == 0:
         raise empty_error("constraints", "the PairConstraints" if isinstance(
@@ -297,7 +362,7 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
     """
     labels = LabelIndex(y, unlabeled)
     i, j, sign = draw_label_pairs(labels, n_constraints, check_random_state(random_state))
-    return PairConstraints._from_valid(i, j, sign, np.full(i.size, np.nan))
+    return pair_constraints_of_valid(i, j, sign, np.full(i.size, np.nan))
 
 
 # --------------------------------------------------------------------------
@@ -308,7 +373,7 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
 INEQUALITY, EQUALITY = 1, 0
 
 
-class TripletConstraints:
+class TripletConstraints(_ReadOnly):
     """Relative comparisons of three points: outlier and "don't know" triplets.
 
     An outlier triplet ``(i, j | k)`` says that ``k`` is the odd one out; with
@@ -328,7 +393,8 @@ class TripletConstraints:
     or floats with integral values; booleans, strings, NaN and non-integral
     values are rejected), and the three points of a row are distinct.
     Whether the indices lie below the number of training points is checked
-    by :func:`check_triplets` when the triplets are used in a fit.
+    by :func:`check_triplets` when the triplets are used in a fit.  The
+    container is read-only, as :class:`PairConstraints`.
 
     Parameters
     ----------
@@ -359,18 +425,8 @@ class TripletConstraints:
     """
 
     def __init__(self, outlier=None, equal=None):
-        self.outlier = validate_triplets(outlier, "outlier", "TripletConstraints")
-        self.equal = validate_triplets(equal, "equal", "TripletConstraints")
-
-    @classmethod
-    def _from_valid(cls, outlier, equal):
-        """Internal fast path: wrap (m, 3) intp arrays that are valid by
-        construction (from the generators or :meth:`copy`) without checking
-        them again."""
-        self = cls.__new__(cls)
-        self.outlier = np.ascontiguousarray(outlier)
-        self.equal = np.ascontiguousarray(equal)
-        return self
+        self._set_fields(outlier=validate_triplets(outlier, "outlier", "TripletConstraints"),
+                         equal=validate_triplets(equal, "equal", "TripletConstraints"))
 
     def __len__(self):
         return self.outlier.shape[0] + self.equal.shape[0]
@@ -416,18 +472,27 @@ class TripletConstraints:
                 gamma2, source)
 
     def copy(self):
-        """Return a deep copy (the arrays are copied, not shared).
+        """Return a copy (its own read-only arrays).
 
         Returns
         -------
         TripletConstraints
             The copy.
         """
-        return TripletConstraints._from_valid(self.outlier.copy(), self.equal.copy())
+        return triplet_constraints_of_valid(self.outlier, self.equal)
 
     def __repr__(self):
         return (f"TripletConstraints(n_outlier={self.outlier.shape[0]}, "
                 f"n_equal={self.equal.shape[0]})")
+
+
+def triplet_constraints_of_valid(outlier, equal):
+    """A :class:`TripletConstraints` of (m, 3) intp arrays that are valid by
+    construction (from the generators or :func:`check_triplet_constraints`),
+    without checking them again (not public)."""
+    tc = TripletConstraints.__new__(TripletConstraints)
+    tc._set_fields(outlier=np.asarray(outlier, np.intp), equal=np.asarray(equal, np.intp))
+    return tc
 
 
 def check_triplets(triplets, n_samples, *, name="triplets"):
@@ -467,6 +532,12 @@ def check_triplets(triplets, n_samples, *, name="triplets"):
     _refuse_other_kind(triplets, name, TripletConstraints,
                        "an array of shape (n_triplets, 3) of triplets (rows i, j, k)")
     t = validate_triplets(triplets, name, None)
+    _check_index_range(t, n_samples, name)
+    return t
+
+
+def _check_index_range(t, n_samples, name):
+    """Triplets ``t`` (m, 3) index fewer than ``n_samples`` points."""
     bad = np.flatnonzero((t >= n_samples).any(1))
     if bad.size:
         k = bad[0]
@@ -474,7 +545,6 @@ def check_triplets(triplets, n_samples, *, name="triplets"):
             f"{name}: index out of range in row {k} ({t[k].tolist()}); indices must "
             f"lie in [0, {n_samples - 1}] for {n_samples} samples."
         )
-    return t
 
 
 def check_triplet_constraints(triplets, equal_triplets, n_samples, *, name="triplets"):
@@ -518,15 +588,13 @@ def check_triplet_constraints(triplets, equal_triplets, n_samples, *, name="trip
                 "triplets (.equal); equal_triplets must then be None. Put all the "
                 "equality triplets in the TripletConstraints, or pass two arrays."
             )
-        # checked again: the arrays may have been changed since construction
-        outlier = check_triplets(getattr(triplets, "outlier", None), n_samples,
-                                 name=f"{name}.outlier")
-        equal = check_triplets(getattr(triplets, "equal", None), n_samples,
-                               name=f"{name}.equal")
-    else:
-        outlier = check_triplets(triplets, n_samples, name=name)
-        equal = check_triplets(equal_triplets, n_samples, name="equal_triplets")
-    return TripletConstraints._from_valid(outlier.copy(), equal.copy())
+        # (validated when it was built, and read-only since: the range only)
+        _check_index_range(triplets.outlier, n_samples, f"{name}.outlier")
+        _check_index_range(triplets.equal, n_samples, f"{name}.equal")
+        return triplets
+    outlier = check_triplets(triplets, n_samples, name=name)
+    equal = check_triplets(equal_triplets, n_samples, name="equal_triplets")
+    return triplet_constraints_of_valid(outlier, equal)
 
 
 @validate_params(
@@ -650,7 +718,7 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
 SENSES = {1: "<=", -1: ">=", 0: "=="}
 
 
-class RelativeConstraints:
+class RelativeConstraints(_ReadOnly):
     """Relative comparisons of two pairs (JMLR 2009, Section 6.2.2).
 
     Row ``c`` asks the pair ``(i, j)`` to be closer than the pair ``(k, l)``
@@ -675,12 +743,11 @@ class RelativeConstraints:
     constraint matrix has rank four at most.
 
     The constructor validates its input and raises a ValueError or
-    TypeError naming the field and the first bad row; a fit checks the
-    container again by the same rules (a field changed after construction
-    gets the constructor's error, prefixed by the fit's parameter,
-    ``constraints``), and whether the indices lie below the number of
-    training points.  Empty fields make an empty container; a fit given
-    no constraint at all refuses it (ValueError "... is empty").
+    TypeError naming the field and the first bad row; the container is
+    read-only after (as :class:`PairConstraints`), and a fit checks whether
+    the indices lie below the number of training points.  Empty fields
+    make an empty container; a fit given no constraint at all refuses it
+    (ValueError "... is empty").
 
     Parameters
     ----------
@@ -716,21 +783,8 @@ class RelativeConstraints:
 
     def __init__(self, i, j, k, l, *, margin=0.0, ratio=1.0, equality=False,  # noqa: E741
                  measure="distance"):
-        f = validate_relative(i, j, k, l, margin, ratio, equality, measure,
-                              owner="RelativeConstraints")
-        for name, value in f.items():
-            setattr(self, name, value)
-
-    def _validated(self, owner):
-        """A copy checked again by the constructor's rules (its fields may
-        have been changed since), every message prefixed by ``owner``."""
-        f = validate_relative(*(getattr(self, a, None) for a in
-                                ("i", "j", "k", "l", "margin", "ratio", "equality",
-                                 "measure")), owner=owner)
-        new = RelativeConstraints.__new__(RelativeConstraints)
-        for name, value in f.items():
-            setattr(new, name, value.copy() if isinstance(value, np.ndarray) else value)
-        return new
+        self._set_fields(**validate_relative(i, j, k, l, margin, ratio, equality, measure,
+                                             owner="RelativeConstraints"))
 
     @classmethod
     def from_triplets(cls, triplets, *, ratio=1.0):
@@ -769,7 +823,7 @@ class RelativeConstraints:
                 f"n_equality={int(np.count_nonzero(self.equality))}{extra})")
 
 
-class SimilarityConstraints:
+class SimilarityConstraints(_ReadOnly):
     """Bounds on entries of the learned kernel (JMLR 2009, Section 6.2.2).
 
     Row ``c`` reads ``K(i, j) <= bound`` (``sense`` +1), ``K(i, j) >= bound``
@@ -799,9 +853,9 @@ class SimilarityConstraints:
     Notes
     -----
     As :class:`RelativeConstraints`: the constructor names the field and
-    the first bad row, a fit checks the container again by the same rules
-    (and the indices against the data), and an empty container is fine
-    until a fit is given no constraint at all.
+    the first bad row, the container is read-only after, a fit checks the
+    indices against the data, and an empty container is fine until a fit is
+    given no constraint at all.
 
     Examples
     --------
@@ -811,19 +865,8 @@ class SimilarityConstraints:
     """
 
     def __init__(self, i, j, sense, bound):
-        f = validate_similarity(i, j, sense, bound, owner="SimilarityConstraints")
-        for name, value in f.items():
-            setattr(self, name, value)
-
-    def _validated(self, owner):
-        """A copy checked again by the constructor's rules (its fields may
-        have been changed since), every message prefixed by ``owner``."""
-        f = validate_similarity(*(getattr(self, a, None) for a in
-                                  ("i", "j", "sense", "bound")), owner=owner)
-        new = SimilarityConstraints.__new__(SimilarityConstraints)
-        for name, value in f.items():
-            setattr(new, name, value.copy())
-        return new
+        self._set_fields(**validate_similarity(i, j, sense, bound,
+                                               owner="SimilarityConstraints"))
 
     def __len__(self):
         return self.i.shape[0]
@@ -833,7 +876,7 @@ class SimilarityConstraints:
                 f"n_equality={int(np.count_nonzero(self.sense == 0))})")
 
 
-class LinearConstraints:
+class LinearConstraints(_ReadOnly):
     """General linear constraints ``tr(K A_c) <= b_c`` on the learned kernel.
 
     JMLR 2009, Section 6.2.2.  Each ``A_c`` is an n x n matrix (n the number
@@ -856,17 +899,17 @@ class LinearConstraints:
 
     Attributes
     ----------
-    matrices : list
+    matrices : tuple
+        Read-only copies of the matrices given.
     bound : ndarray of dtype float64
     sense : ndarray of dtype int8
 
     Notes
     -----
     As :class:`RelativeConstraints`: the constructor names the field (or
-    the matrix) and the first bad row, a fit checks the container again by
-    the same rules (and that every matrix is n x n for its n training
-    points), and an empty container is fine until a fit is given no
-    constraint at all.
+    the matrix) and the first bad row, the container is read-only after, a
+    fit checks that every matrix is n x n for its n training points, and an
+    empty container is fine until a fit is given no constraint at all.
 
     Examples
     --------
@@ -878,20 +921,9 @@ class LinearConstraints:
     """
 
     def __init__(self, matrices, bound, sense=1):
-        self.matrices, self.bound, self.sense = validate_linear(
-            matrices, bound, sense, owner="LinearConstraints")
-
-    def _validated(self, owner):
-        """A copy checked again by the constructor's rules (its fields may
-        have been changed since), every message prefixed by ``owner``."""
-        new = LinearConstraints.__new__(LinearConstraints)
-        matrices, bound, sense = validate_linear(
-            *(getattr(self, a, None) for a in ("matrices", "bound", "sense")),
-            owner=owner)
-        new.matrices = [(A[0].copy(), A[1].copy()) if isinstance(A, tuple) else A.copy()
-                        for A in matrices]
-        new.bound, new.sense = bound.copy(), sense.copy()
-        return new
+        matrices, bound, sense = validate_linear(matrices, bound, sense,
+                                                 owner="LinearConstraints")
+        self._set_fields(matrices=matrices, bound=bound, sense=sense)
 
     def __len__(self):
         return len(self.matrices)

@@ -12,15 +12,37 @@ estimator's parameters (``n_constraints``, ``bounds``, ``epsilon``,
 ``unlabeled``).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._engine import ZERO_LENGTH_RTOL, pair_sqdist, zero_length_pairs
 from ._bounds import percentile_pairs, percentiles, set_pair_bounds
-from ._containers import PairConstraints, check_pairs
+from ._containers import PairConstraints, check_pairs, pair_constraints_of_valid
 from ._labels import draw_label_pairs
 
-__all__ = ["check_pair_bounds", "check_similar_bounds", "pairs_of_fit",
+__all__ = ["ResolvedPairs", "check_pair_bounds", "check_similar_bounds", "pairs_of_fit",
            "resolve_pair_constraints", "resolve_pairs"]
+
+
+class ResolvedPairs(NamedTuple):
+    """The pair constraints of a call, resolved: a new value (nothing is
+    attached to the containers the user passed)."""
+
+    #: the pairs over the training rows, every bound set
+    pairs: PairConstraints
+    #: the same pairs with indices into ``G_t``
+    local: PairConstraints
+    #: the rows the pairs (and the random pairs of ``bounds='percentile'``) touch
+    G_t: np.ndarray
+    #: their indices among the training rows
+    touched: np.ndarray
+    #: what the pairs are to the user, for messages ("constraints", or "the
+    #: 40 pairs drawn from y (bounds=..., epsilon=...)")
+    source: str
+    #: the bound rule applied (``'percentile'``: the two percentiles measured,
+    #: as ``(upper, lower)``)
+    bounds: object
 
 
 def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
@@ -45,7 +67,7 @@ def pairs_of_fit(estimator, y, constraints, n_samples, rng, label_index):
             "None. Pass class labels y, or pair constraints with constraints=..."
         )
     i, j, sign = draw_label_pairs(label_index(y), estimator.n_constraints, rng)
-    pairs = PairConstraints._from_valid(i, j, sign, np.full(i.size, np.nan))
+    pairs = pair_constraints_of_valid(i, j, sign, np.full(i.size, np.nan))
     # errors about them name what the user passed: labels, not constraints
     return pairs, (f"the {len(pairs)} pairs drawn from y (bounds={estimator.bounds!r}, "
                    f"epsilon={estimator.epsilon})")
@@ -82,16 +104,10 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, bounds=None)
 
     Returns
     -------
-    pairs : PairConstraints
-        With the training rows' indices and every bound set; its attribute
-        ``bounds_rule`` is the rule applied (``bounds='percentile'``: the
-        two percentiles measured, as ``(upper, lower)``).
-    local : PairConstraints
-        The same with indices into ``G_t``.
-    G_t : ndarray of shape (n_touched, r)
-        The touched rows.
-    touched : ndarray of shape (n_touched,)
-        Their indices among the training rows.
+    ResolvedPairs
+        The pairs with every bound set, over the training rows and over the
+        touched rows ``G_t``, the touched rows and their indices, the
+        pairs' source (for messages) and the bound rule applied.
     """
     n = rows.n
 
@@ -109,29 +125,27 @@ def resolve_pairs(estimator, y, constraints, rows, rng, M0=None, *, bounds=None)
     def local_index(a):
         return np.searchsorted(touched, a)
 
-    local = PairConstraints._from_valid(local_index(pairs.i), local_index(pairs.j),
-                                        pairs.sign, pairs.bound)
+    local = pair_constraints_of_valid(local_index(pairs.i), local_index(pairs.j),
+                                      pairs.sign, pairs.bound)
     if percentile:
         bounds = percentiles(pair_sqdist(G_t, local_index(extra[0]),
                                          local_index(extra[1]), M0), 5.0, 95.0)
     local = set_pair_bounds(local, G_t, M0, bounds=bounds, epsilon=estimator.epsilon,
                             random_state=rng, source=source)
-    pairs = PairConstraints._from_valid(pairs.i, pairs.j, pairs.sign, local.bound)
-    pairs.source = source
-    pairs.bounds_rule = bounds
-    return pairs, local, G_t, touched
+    pairs = pair_constraints_of_valid(pairs.i, pairs.j, pairs.sign, local.bound)
+    return ResolvedPairs(pairs, local, G_t, touched, source, bounds)
 
 
 def resolve_pair_constraints(estimator, y, constraints, rows, M0, n_samples, rng):
     """:func:`resolve_pairs` on ``rows`` in memory (a rows object of all the
     training rows), for the learners that keep all of them (DefiniteBoost,
-    and pairs among other kinds): the pairs alone, every bound set."""
+    and pairs among other kinds)."""
     if rows.n != n_samples:  # pragma: no cover - an internal error
         raise ValueError(f"rows has {rows.n} rows, not n_samples={n_samples}.")
-    return resolve_pairs(estimator, y, constraints, rows, rng, M0)[0]
+    return resolve_pairs(estimator, y, constraints, rows, rng, M0)
 
 
-def check_pair_bounds(pairs, G, M0=None, scale=None):
+def check_pair_bounds(pairs, G, M0=None, scale=None, source="constraints"):
     """Refuse similar-pair bounds that no positive definite metric can meet.
 
     The check of :func:`check_similar_bounds` on the pairs of non-zero
@@ -140,6 +154,7 @@ def check_pair_bounds(pairs, G, M0=None, scale=None):
     the initial ones.  Called by the sweep learners before the engine runs.
     ``scale``: the largest squared norm of a training row, when ``G`` holds
     only the rows the pairs touch (``None``: that of ``G``'s rows).
+    ``source``: what the pairs are to the user, for the messages.
 
     Returns
     -------
@@ -149,11 +164,11 @@ def check_pair_bounds(pairs, G, M0=None, scale=None):
     v2 = pair_sqdist(G, pairs.i, pairs.j)
     skipped = zero_length_pairs(G, pairs.i, pairs.j, sqdist=v2, scale=scale)
     d0 = v2 if M0 is None else pair_sqdist(G, pairs.i, pairs.j, M0)
-    check_similar_bounds(pairs, np.flatnonzero(~skipped), d0)
+    check_similar_bounds(pairs, np.flatnonzero(~skipped), d0, source=source)
     return skipped
 
 
-def check_similar_bounds(constraints, active, d0=None):
+def check_similar_bounds(constraints, active, d0=None, *, source="constraints"):
     """A similar pair of non-zero length with bound 0 cannot be met by an SPD M.
 
     With ``d0``, the pairs' initial squared distances, a bound below
@@ -165,7 +180,7 @@ def check_similar_bounds(constraints, active, d0=None):
     if sel.size:
         k = sel[0]
         raise ValueError(
-            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
+            f"{source}: row {k} asks the squared "
             "distance of two distinct points "
             f"({constraints.i[k]}, {constraints.j[k]}) to be <= 0, which no positive "
             "definite metric satisfies; similar pairs need a positive bound."
@@ -177,7 +192,7 @@ def check_similar_bounds(constraints, active, d0=None):
     if sel.size:
         k = sel[0]
         raise ValueError(
-            f"{getattr(constraints, 'source', 'constraints')}: row {k} asks the squared "
+            f"{source}: row {k} asks the squared "
             f"distance of points ({constraints.i[k]}, {constraints.j[k]}) to shrink from "
             f"{d0[k]:.4g} to <= {constraints.bound[k]:.4g}, by a factor beyond what double "
             f"precision resolves (more than 1/{ZERO_LENGTH_RTOL:g}); use a larger bound."

@@ -35,8 +35,9 @@ from ._containers import (
     TripletConstraints,
     check_triplet_constraints,
     check_triplets,
+    triplet_constraints_of_valid,
 )
-from ._validation import empty_error, validate_pairs
+from ._validation import empty_error
 
 #: The kinds a kernel learner takes besides pairs.
 ROW_KINDS = (RelativeConstraints, SimilarityConstraints, LinearConstraints,
@@ -132,14 +133,15 @@ def _length_of(con):
 
 
 def constraints_of_fit(constraints, triplets, n_samples):
-    """The containers a kernel learner's ``fit`` is given, checked again.
+    """The containers a kernel learner's ``fit`` is given, checked against the data.
 
-    Every container goes through its constructor's rules again (its fields
-    may have been changed since it was built: a NaN ratio, an infinite
-    bound), with messages that name the parameter (``constraints``,
-    ``constraints[k]`` in a list, ``triplets``), the kind and the field;
-    then the sample indices are checked against ``n_samples`` and the
-    matrices of linear constraints against the training set's size.
+    A container was validated by its constructor and is read-only since;
+    here its sample indices are checked against ``n_samples`` and the
+    matrices of linear constraints against the training set's size (pairs'
+    indices by :func:`~sklearn_bregman.constraints.check_pairs`, when their
+    bounds are set), with messages that name the parameter
+    (``constraints``, ``constraints[k]`` in a list, ``triplets``) and the
+    kind; triplets given as an array are validated here.
 
     One rule for empty containers: an empty container adds no constraint
     (it is left out); when nothing is left, the fit raises the one
@@ -154,10 +156,11 @@ def constraints_of_fit(constraints, triplets, n_samples):
     Returns
     -------
     list or None
-        Validated copies of the containers (pairs given as an array or a
-        tuple are passed on as they are: :func:`check_pairs` reads them when
-        their bounds are set); ``None`` when neither argument is given, or
-        pairs alone are given as an array (the pair path).
+        The containers (triplets given as an array in a TripletConstraints;
+        pairs given as an array or a tuple are passed on as they are:
+        :func:`check_pairs` reads them when their bounds are set); ``None``
+        when neither argument is given, or pairs alone are given as an array
+        (the pair path).
     """
     if isinstance(constraints, (list, tuple)) and len(constraints) == 0:
         raise empty_error("constraints", f"the empty {type(constraints).__name__}")
@@ -176,18 +179,14 @@ def constraints_of_fit(constraints, triplets, n_samples):
     for con, name in items:
         given = (type(con).__name__ if isinstance(con, ROW_KINDS + (PairConstraints,))
                  else "array")
+        # (a container was validated when it was built, and is read-only: its
+        # indices are checked against the data here, pairs' by check_pairs)
         if name == "triplets" and not isinstance(con, TripletConstraints):
-            con = TripletConstraints._from_valid(
-                check_triplets(con, n_samples, name=name), np.empty((0, 3), np.intp))
+            con = triplet_constraints_of_valid(check_triplets(con, n_samples, name=name),
+                                               np.empty((0, 3), np.intp))
         elif isinstance(con, TripletConstraints):
             con = check_triplet_constraints(con, None, n_samples, name=name)
-        elif isinstance(con, PairConstraints):
-            # the rules of check_pairs, which reads them again with their bounds
-            con = PairConstraints._from_valid(*validate_pairs(
-                *(getattr(con, a, None) for a in ("i", "j", "sign", "bound")),
-                owner=name))
         elif isinstance(con, ROW_KINDS):
-            con = con._validated(f"{name}: {type(con).__name__}")
             _check_range(con, name, n_samples)
         checked.append((con, name, given))
     kept = [c for c, _, _ in checked if _length_of(c) != 0]

@@ -308,11 +308,12 @@ class DefiniteBoost(FactorLearner):
             "DefiniteBoost.fit")
         rng = check_random_state(self.random_state)
         U, G_norm = self._start(X, y)
-        pairs = resolve_pair_constraints(self, y, constraints, InMemoryRows(G_norm), None,
-                                         X.shape[0], rng)
+        res = resolve_pair_constraints(self, y, constraints, InMemoryRows(G_norm), None,
+                                       X.shape[0], rng)
+        pairs = res.pairs
         generated = (np.ones(len(pairs), bool) if constraints is None
                      else np.isnan(check_pairs(constraints, X.shape[0]).bound))
-        V, active = self._constraint_vectors(U, pairs, generated)
+        V, active = self._constraint_vectors(U, pairs, generated, res.source)
         dual = np.zeros(len(pairs))
         if active.size and U.shape[1] > 1:
             result = definiteboost(
@@ -403,7 +404,8 @@ class DefiniteBoost(FactorLearner):
                 )
             i, j, target = idx[:, 0].astype(np.intp), idx[:, 1].astype(np.intp), ex[:, 2]
         else:
-            pairs = resolve_pair_constraints(self, y, None, InMemoryRows(G_norm), None, n, rng)
+            pairs = resolve_pair_constraints(self, y, None, InMemoryRows(G_norm), None, n,
+                                             rng).pairs
             i, j, target = pairs.i, pairs.j, pairs.bound
         if U.shape[1] > 1 and len(target):
             V = np.ascontiguousarray(U[i] - U[j])
@@ -477,7 +479,7 @@ class DefiniteBoost(FactorLearner):
         self._log_w = np.ascontiguousarray(log_w)
         return U, G_norm
 
-    def _constraint_vectors(self, U, pairs, generated):
+    def _constraint_vectors(self, U, pairs, generated, source):
         """Rows ``u_i - u_j`` and the constraints that can bind.
 
         Zero-length pairs, similar pairs with bound >= |v|^2 and dissimilar
@@ -493,7 +495,7 @@ class DefiniteBoost(FactorLearner):
         warn_zero_length(zero, type(self).__name__)
         nv2[zero] = 0.0
         b, sign = pairs.bound, pairs.sign
-        check_similar_bounds(pairs, np.flatnonzero(nv2 > 0))
+        check_similar_bounds(pairs, np.flatnonzero(nv2 > 0), source=source)
         bad = (sign < 0) & (b >= nv2) & (b > 0)
         dropped = bad & generated
         if dropped.any():

@@ -308,16 +308,16 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         A0 = self.prior_ if continuing else self._prior_metric(rows, rng)
         # the pairs' rows of X, gathered once (X never leaves the workers when
         # it is a dask array)
-        pairs, local, X_t, _ = resolve_pairs(
-            self, y, constraints, rows, rng, A0,
-            bounds=None if kept is None else kept.bounds)
-        skipped = check_pair_bounds(local, X_t, A0, scale=scale)
+        res = resolve_pairs(self, y, constraints, rows, rng, A0,
+                            bounds=None if kept is None else kept.bounds)
+        pairs, local, X_t = res.pairs, res.local, res.G_t
+        skipped = check_pair_bounds(local, X_t, A0, scale=scale, source=res.source)
         self.prior_ = A0
         if stream:
             if kept is None:
                 kept = self._stream = PairStream(
                     self.metric_ if continuing else A0, divergence="logdet",
-                    bounds=pairs.bounds_rule, rng=rng,
+                    bounds=res.bounds, rng=rng,
                     max_constraints=self.max_constraints)
             self._stream_step(kept, pairs, local, X_t, skipped)
             return self

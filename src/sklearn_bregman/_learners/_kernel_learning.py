@@ -122,9 +122,8 @@ class _BaseKernelLearner(FactorLearner):
             :class:`~sklearn_bregman.constraints.LinearConstraints`,
             :class:`~sklearn_bregman.constraints.TripletConstraints`, or a
             list of several kinds at once.  When given, ``y`` is not used
-            for constraints.  Every container is checked again by its
-            constructor's rules (a field changed after construction gets the
-            constructor's error, prefixed by ``constraints`` or
+            for constraints.  A container's indices are checked against
+            ``X`` (a message prefixed by ``constraints`` or
             ``constraints[k]``); an empty container adds nothing, and a fit
             whose containers hold no constraint at all raises a ValueError
             ("constraints is empty").
@@ -169,15 +168,18 @@ class _BaseKernelLearner(FactorLearner):
             # pairs alone: the specialised pair sweep, and eq. 22's slack, on
             # the rows of G0 the pairs touch (all of G0 never leaves the
             # workers when X is a dask array)
-            pairs, local, G_t, touched = resolve_pairs(
-                self, y, constraints if con_list is None else con_list[0], G, rng)
-            skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
+            res = resolve_pairs(self, y, constraints if con_list is None else con_list[0],
+                                G, rng)
+            pairs, local, G_t, touched = res.pairs, res.local, res.G_t, res.touched
+            skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm(),
+                                        source=res.source)
             result, metric = self._learn(G, G_t, touched, local, skipped, rng)
             L = set_pair_fit_attributes(self, result, pairs, metric)
         else:
             G0 = G.all()
             # pairs among other kinds get their bounds as on their own
-            con_list = [resolve_pair_constraints(self, None, c, InMemoryRows(G0), None, n, rng)
+            con_list = [resolve_pair_constraints(self, None, c, InMemoryRows(G0), None, n,
+                                                 rng).pairs
                         if not isinstance(c, ROW_KINDS) else c for c in con_list]
             result, metric, rows_ = self._learn_rows(G0, con_list, rng)
             L = set_pair_fit_attributes(self, result, con_list, metric)
@@ -301,11 +303,12 @@ class _BaseKernelLearner(FactorLearner):
 
     def _stream_pairs(self, stream, G, y, constraints, name):
         """A batch of pairs (drawn from ``y`` or given) into a PairStream."""
-        pairs, local, G_t, _ = resolve_pairs(self, y, constraints, G, stream.rng,
-                                             bounds=stream.bounds)
+        res = resolve_pairs(self, y, constraints, G, stream.rng, bounds=stream.bounds)
+        pairs, local, G_t = res.pairs, res.local, res.G_t
         if stream.bounds is None:
-            stream.bounds = pairs.bounds_rule
-        skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm())
+            stream.bounds = res.bounds
+        skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm(),
+                                    source=res.source)
         C = self._coordinates(G_t, stream.basis)
         stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped, owner=name)
         result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
@@ -324,7 +327,7 @@ class _BaseKernelLearner(FactorLearner):
             con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
                                             ratio=self.ratio)]
         con_list = [resolve_pair_constraints(self, None, c, InMemoryRows(G_b), None, n,
-                                                stream.rng)
+                                             stream.rng).pairs
                     if not isinstance(c, ROW_KINDS) else c for c in con_list]
         B = self._coordinates(G_b, stream.basis)
         batch = build_rows(con_list, B, self._prior_of(stream.basis),

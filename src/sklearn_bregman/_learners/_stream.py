@@ -31,7 +31,7 @@ the nearest matrix to that moving prior that meets the last m constraints.
 
 import numpy as np
 
-from .._constraints._containers import PairConstraints
+from .._constraints._containers import pair_constraints_of_valid
 from .._engine import (
     LinearRows,
     linear_projections,
@@ -146,8 +146,8 @@ class PairStream(_Stream):
         the kept constraints')."""
         c = len(self)
         G = np.concatenate([self.Pi, self.Pj])
-        pairs = PairConstraints._from_valid(np.arange(c), c + np.arange(c),
-                                            self.sign, self.bound)
+        pairs = pair_constraints_of_valid(np.arange(c), c + np.arange(c),
+                                          self.sign, self.bound)
         # (the zero-length pairs were reported once, by add)
         return self._took(pair_projections(
             G, pairs, self.state, divergence=self.divergence, slack=slack, order=order,
