@@ -49,7 +49,8 @@ def learned_sqdist(est, X, pairs):
 def relative_violation(est, X):
     pc = est.constraints_
     d = learned_sqdist(est, X, pc)
-    return np.maximum(pc.sign * (d - pc.bound), 0.0) / pc.bound
+    with np.errstate(divide="ignore", invalid="ignore"):  # (a bound 0: inf or nan)
+        return np.maximum(pc.sign * (d - pc.bound), 0.0) / pc.bound
 
 
 # --------------------------------------------------------------------------

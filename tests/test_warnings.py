@@ -125,6 +125,9 @@ CASES = {
         lambda: KernelKMeans(2, kernel="precomputed", random_state=0).fit(
             np.diag([1.0, 1.0, -1.0, 2.0, 3.0])),
         UserWarning, "negative diagonal"),
+    "k-means on duplicate points": (
+        lambda: KernelKMeans(3, random_state=0).fit(np.repeat([[0.0, 1.0], [1.0, 0.0]], 5, 0)),
+        ConvergenceWarning, "Number of distinct clusters (2) found smaller"),
     "DefiniteBoost of rank one": (
         lambda: DefiniteBoost(random_state=0).fit(
             np.array([[0.0], [1.0], [2.0], [3.0]]),

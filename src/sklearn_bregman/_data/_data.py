@@ -49,6 +49,7 @@ from .._factors._factors import (
     orthonormal_basis,
 )
 from .._factors._kernels import kernel_source
+from .._utils._warnings import fit_kmeans
 from ._dask import DaskRows, check_dask_array, check_finite_chunks, is_dask_array
 from ._inputs import points_of
 
@@ -241,6 +242,6 @@ class InMemoryRows:
         """scikit-learn's :class:`~sklearn.cluster.KMeans` (greedy k-means++
         seeding, whatever ``init`` names: the rows are at hand) on the rows:
         ``(centers, inertia, n_iter, labels, the fitted KMeans)``."""
-        km = KMeans(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol,
-                    random_state=random_state, verbose=verbose).fit(self.A)
+        km = fit_kmeans(KMeans(n_clusters, n_init=n_init, max_iter=max_iter, tol=tol,
+                               random_state=random_state, verbose=verbose), self.A)
         return km.cluster_centers_, km.inertia_, km.n_iter_, km.labels_, km

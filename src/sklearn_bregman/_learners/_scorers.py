@@ -20,6 +20,7 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from sklearn.neighbors import NearestNeighbors
 
 from .._utils._sklearn_compat import Interval, InvalidParameterError, StrOptions, validate_params
+from .._utils._warnings import fit_kmeans
 
 __all__ = ["kernel_kmeans_scorer", "knn_scorer"]
 
@@ -151,8 +152,8 @@ class _KernelKMeansScorer:
                 "the classes (e.g. cv=StratifiedKFold(shuffle=True), or shuffle sorted "
                 "data)."
             )
-        labels = KMeans(n_clusters, n_init=self.n_init,
-                        random_state=self.random_state).fit_predict(Z)
+        labels = fit_kmeans(KMeans(n_clusters, n_init=self.n_init,
+                                   random_state=self.random_state), Z).labels_
         return float(_CLUSTER_METRICS[self.metric](y, labels))
 
     def __repr__(self):

@@ -29,7 +29,7 @@ from .._engine import triplet_projections
 from .._factors._factors import SpectralFactor
 from .._factors._kernels import KernelParamsMixin, kernel_parameters
 from .._utils._sklearn_compat import Interval, StrOptions, fit_context
-from .._utils._warnings import column_or_1d
+from .._utils._warnings import column_or_1d, fit_kmeans
 from ._base import LearnedMapMixin, check_factor_scale, components_from_metric
 
 __all__ = ["SKLRClusterer"]
@@ -321,8 +321,8 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         self.embedding_ = G0 @ L.T
         self._set_map(L)
         # kernel k-means on K = E E' is k-means on the rows of E
-        self.kmeans_ = KMeans(self.n_clusters, n_init=self.n_init,
-                              random_state=rng).fit(self.embedding_)
+        self.kmeans_ = fit_kmeans(KMeans(self.n_clusters, n_init=self.n_init,
+                                         random_state=rng), self.embedding_)
         self.labels_ = self.kmeans_.labels_
         self.cluster_centers_ = self.kmeans_.cluster_centers_
         self.inertia_ = float(self.kmeans_.inertia_)

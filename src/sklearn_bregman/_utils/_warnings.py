@@ -23,9 +23,10 @@ import sys
 import warnings
 
 import joblib
+import numpy as np
 import sklearn
 
-__all__ = ["SklearnBregmanWarning", "find_stack_level", "warn"]
+__all__ = ["SklearnBregmanWarning", "column_or_1d", "find_stack_level", "fit_kmeans", "warn"]
 
 
 class SklearnBregmanWarning(Warning):
@@ -121,3 +122,30 @@ def column_or_1d(y, *, input_name="y"):
              f"Please change the shape of {input_name} to (n_samples, ), for example "
              "using ravel().", DataConversionWarning)
     return out
+
+
+
+def fit_kmeans(km, X, sample_weight=None):
+    """``km.fit(X)`` for a scikit-learn ``KMeans``, its ConvergenceWarning
+    about duplicate points ("Number of distinct clusters ... found smaller
+    than n_clusters") raised at the user's line instead of scikit-learn's
+    (the same message the out-of-core k-means raises); every other warning
+    as ``KMeans`` raises it.
+
+    Returns
+    -------
+    KMeans
+        ``km``, fitted.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Number of distinct clusters",
+                                ConvergenceWarning)
+        km.fit(X, sample_weight=sample_weight)
+    n_distinct = int(np.unique(km.labels_).size)
+    if n_distinct < km.n_clusters:
+        warn(f"Number of distinct clusters ({n_distinct}) found smaller than n_clusters "
+             f"({km.n_clusters}). Possibly due to duplicate points in X.",
+             ConvergenceWarning)
+    return km
