@@ -123,11 +123,9 @@ def test_every_call_meets_the_kkt_conditions_on_everything_kept(make):
         assert est.converged_ and est.max_violation_ <= est.tol
         # the kept constraints are met to tol relative to their slack targets
         st = est._stream
-        G = np.concatenate([st.Pi, st.Pj])
-        c = len(st)
-        M = st.state if st.divergence == "logdet" else np.asarray(
+        M = st.state if st.divergence.name == "logdet" else np.asarray(
             _sym_exp(st.state))
-        d = pair_sqdist(G, np.arange(c), c + np.arange(c), M)
+        d = pair_sqdist(st.table, st.i, st.j, M)
         gap = st.sign * (d - st.xi) / st.xi
         assert gap.max() <= est.tol * (1 + 1e-9)
 
@@ -161,8 +159,10 @@ def test_max_constraints_keeps_memory_fixed_and_the_last_constraints():
         X = centers[y] + rng.normal(size=(30, 5))
         est.partial_fit(X, y)
         st = est._stream
-        sizes.append(sum(a.nbytes for a in (st.Pi, st.Pj, st.sign, st.bound, st.nu,
+        sizes.append(sum(a.nbytes for a in (st.i, st.j, st.sign, st.bound, st.nu,
                                             st.xi)))
+        # the pairs' rows, once per batch: at most two per kept pair
+        assert st.table.shape[0] <= 2 * len(st)
         assert len(st) <= 60 and est.n_constraints_kept_ <= 60
         assert est.converged_
     assert est.n_constraints_seen_ == 800

@@ -267,7 +267,7 @@ def test_every_registered_sweep_has_the_documented_signature():
     sign = np.array([1, -1, 1], np.int8)
     for name, sweep in _driver.SWEEPS.items():
         bound = np.array([0.1, 2.0, 0.1])
-        state = np.zeros((3, 3)) if name == "vonneumann" else np.eye(3)
+        state = np.zeros((3, 3)) if _driver.LOG_STATE[name] else np.eye(3)
         out = sweep(U, i, j, sign, bound, bound.copy(), np.zeros(3), state,
                     np.arange(3, dtype=np.intp), 1.0, 1e-3, True)
         assert len(out) >= 3 and all(int(v) == v for v in out), name
@@ -367,3 +367,70 @@ def test_fitted_counts_mean_the_same_everywhere(estimator):
     assert isinstance(estimator.n_projections_, (int, np.integer))
     assert estimator.n_projections_ >= 1
     assert not hasattr(estimator, "n_steps_")
+
+
+def test_a_divergence_built_from_the_recipe_fits_and_streams():
+    """ARCHITECTURE.md's recipe for a divergence, steps 3 and 4 alone: a
+    strategy with the documented interface and a learner that holds it;
+    ``fit`` and ``partial_fit`` (pairs and general rows, a stream, after a
+    fit) come from the base.  The divergence here is LogDet posed in the
+    orthonormal basis U of range(G0) (state X with K = U X U', prior S^2):
+    LogDet is invariant under congruence, so it learns LogDetKernelLearner's
+    kernel, which checks that every step went through the strategy."""
+    from sklearn_bregman._engine import linear_projections, pair_projections
+    from sklearn_bregman._learners._divergences import Divergence
+    from sklearn_bregman._learners._kernel_learning import _BaseKernelLearner
+    from sklearn_bregman.constraints import RelativeConstraints
+
+    class LogDetOnU(Divergence):
+        def basis(self, G, touched, G_t):
+            U_t, s, Vt = G.orthonormal_rows(touched, G_t)
+            return (s, Vt), U_t
+
+        def coordinates(self, basis, G_rows):
+            s, Vt = basis
+            return (G_rows @ Vt.T) / s
+
+        def initial_state(self, basis, rank):
+            return np.diag(basis[0] ** 2)
+
+        prior = initial_state
+
+        def state_of_metric(self, M, basis):
+            s, Vt = basis
+            return s[:, None] * (Vt @ M @ Vt.T) * s
+
+        def metric_of_state(self, state, basis):
+            s, Vt = basis
+            B = Vt.T / s
+            return B @ state @ B.T
+
+        def sweep_pairs(self, C, pairs, state, *, skipped, start, params):
+            return pair_projections(C, pairs, state, divergence="logdet", skip=skipped,
+                                    start=start, warn_skipped=False, **params)
+
+        def sweep_rows(self, rows, state, *, start, params):
+            return linear_projections(rows, state, divergence="logdet", start=start,
+                                      warn_skipped=False, **params)
+
+    class RecipeLearner(_BaseKernelLearner):
+        _divergence = LogDetOnU()
+
+    X, y = load_iris(return_X_y=True)
+    kw = dict(kernel="rbf", rank=12, slack=1.0, tol=1e-8, max_iter=5000, random_state=0)
+
+    def kernel(est):
+        return est.embedding_ @ est.embedding_.T
+
+    for fit_kw in ({}, {"label_constraints": "relative", "n_constraints": 60}):
+        ours = RecipeLearner(**kw, **fit_kw).fit(X, y)
+        ref = LogDetKernelLearner(**kw, **fit_kw).fit(X, y)
+        assert ours.converged_ and ref.converged_
+        np.testing.assert_allclose(kernel(ours), kernel(ref), atol=1e-6 * np.abs(
+            kernel(ref)).max())
+    rc = RelativeConstraints([0, 50], [1, 51], [0, 50], [100, 120], ratio=2.0)
+    for start in (RecipeLearner(**kw), RecipeLearner(**kw).fit(X, y)):
+        start.partial_fit(X[::2], y[::2]).partial_fit(X[1::2], y[1::2])
+        assert start.converged_ and start.n_constraints_kept_ > 0
+        assert start.transform(X[:3]).shape == (3, start.rank_)
+    RecipeLearner(**kw).partial_fit(X, constraints=rc).partial_fit(X, y)

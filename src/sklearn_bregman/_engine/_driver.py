@@ -29,6 +29,10 @@ from ._vonneumann import vonneumann_pair_sweep
 
 #: The compiled sweep of each divergence: one pass of rank-one projections.
 SWEEPS = {"logdet": logdet_pair_sweep, "vonneumann": vonneumann_pair_sweep}
+#: Whether each divergence's state is the logarithm of the metric (von
+#: Neumann's log X) or the metric itself (LogDet's M): how the guards and the
+#: residuals read it.
+LOG_STATE = {"logdet": False, "vonneumann": True}
 
 #: A constraint counts as satisfied in the progress line when its squared
 #: distance is within this relative margin of its bound.
@@ -254,7 +258,7 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     if warn_skipped:
         warn_zero_length(skipped, owner)
     active = np.flatnonzero(~skipped).astype(np.intp)
-    log_state = divergence == "vonneumann"
+    log_state = LOG_STATE[divergence]
 
     sweep = SWEEPS[divergence]
     if start is None:

@@ -19,6 +19,7 @@ from sklearn.utils import check_random_state
 
 from .._utils._warnings import warn
 from ._driver import (
+    LOG_STATE,
     REPORT_RTOL,
     ProjectionResult,
     Residuals,
@@ -194,7 +195,7 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
     ProjectionResult
         ``dual`` and ``targets`` in the rows' scaled units.
     """
-    log_state = divergence == "vonneumann"
+    log_state = LOG_STATE[divergence]
     sweep = LINEAR_SWEEPS[divergence]
     X = np.array(state0, dtype=np.float64, order="C", copy=True)
     X = 0.5 * (X + X.T)

@@ -60,9 +60,13 @@ FACTOR_PARAMETERS = {
 
 
 def _linear_in_input(estimator):
-    """Whether the learned map is linear in the input features: the linear
-    initial kernel (with a factor of the data, not DefiniteBoost's
-    transductive ``init='identity'``)."""
+    """Whether the learned map is linear in the input features: what ``fit``
+    decided (its initial factor's kernel is the linear one) once fitted, what
+    it would decide from the parameters before (the linear kernel, with a
+    factor of the data, not DefiniteBoost's transductive
+    ``init='identity'``)."""
+    if "components_" in vars(estimator):  # fitted: the factor fit built
+        return getattr(getattr(estimator, "factor_", None), "kernel", None) == "linear"
     return (estimator.kernel == "linear"
             and getattr(estimator, "init", "kernel") == "kernel")
 
@@ -71,25 +75,28 @@ class LearnedMapMixin(MetricMixin):
     """The learned map of a learner on an initial factor, and its metric surface.
 
     The learner fits ``factor_`` (phi0, the initial factor's out-of-sample
-    map) and a map B on its coordinates, and calls :meth:`_set_map` with B;
-    ``transform(X) = phi0(X) B'``.  When phi0 is linear in the input
-    (``kernel='linear'``), ``components_`` is the input-space map, so that
-    ``transform(X) = X @ components_.T`` and ``get_mahalanobis_matrix``
-    exists, as for ITML and metric-learn's Mahalanobis learners.
+    map) and a map B on its coordinates, and sets ``components_`` to
+    :meth:`_components` of B; ``transform(X) = phi0(X) B'``.  When phi0 is
+    linear in the input (``kernel='linear'``), ``components_`` is the
+    input-space map, so that ``transform(X) = X @ components_.T`` and
+    ``get_mahalanobis_matrix`` exists, as for ITML and metric-learn's
+    Mahalanobis learners.  Everything after ``fit`` reads the fitted
+    attributes (the factor's kernel), never the parameters, which
+    ``set_params`` may have changed since.
     """
 
-    def _set_map(self, B):
-        """``components_`` from the learned map ``B`` on the initial factor's
-        coordinates (``transform(X) = phi0(X) B'``): ``B`` itself, or, when
-        phi0 is linear in the input (``kernel='linear'``), the input-space map
-        ``B P'`` with ``phi0(X) = X P``, so that ``transform(X) = X
+    def _components(self, factor, B):
+        """``components_`` of the learned map ``B`` on the coordinates of the
+        initial ``factor`` (``transform(X) = phi0(X) B'``): ``B`` itself, or,
+        when phi0 is linear in the input (the linear kernel), the input-space
+        map ``B P'`` with ``phi0(X) = X P``, so that ``transform(X) = X
         components_'`` as for any linear map of scikit-learn and
         metric-learn."""
-        if _linear_in_input(self):
+        if getattr(factor, "kernel", None) == "linear":
             # phi0 of the unit vectors: the rows of P (d x r)
-            P = self.factor_.transform(np.eye(self.n_features_in_))
-            B = B @ P.T
-        self.components_ = B
+            P = factor.transform(np.eye(self.n_features_in_))
+            return B @ P.T
+        return B
 
     def _point_map(self):
         if _linear_in_input(self):
@@ -127,11 +134,12 @@ class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
 
     The learned kernel is ``G0 M G0'`` with ``G0`` the initial factor
     (:class:`~sklearn_bregman._factors._factors.LowRankFactor`) and ``M`` an r x r
-    matrix (JMLR 2009, Section 4.2).  A subclass fits ``factor_``,
-    ``rank_``, ``pivots_`` with :meth:`_fit_factor` and sets
-    the map B on the factor's coordinates (``M = B' B``) with
-    :meth:`_set_map`; this base gives ``transform``, ``learned_kernel``,
-    the metric surface (:class:`~sklearn_bregman._learners._metric.MetricMixin`:
+    matrix (JMLR 2009, Section 4.2).  A subclass builds the factor with
+    :meth:`_initial_factor` and sets ``factor_``, ``rank_``, ``pivots_`` and
+    ``components_`` (:meth:`_components` of the map B on the factor's
+    coordinates, ``M = B' B``) when its fit succeeds; this base gives
+    ``transform``, ``learned_kernel``, the metric surface
+    (:class:`~sklearn_bregman._learners._metric.MetricMixin`:
     ``pair_distance``, ``pair_score``, ``get_metric``; and
     ``get_mahalanobis_matrix`` with ``kernel='linear'``), the output
     feature names and the tags.  Subclasses: the pair kernel learners
@@ -145,12 +153,12 @@ class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         "memory": [None, str, HasMethods(["cache"])],
     }
 
-    def _fit_factor(self, rows, y=None):
+    def _initial_factor(self, rows, y=None):
         """The initial factor of the training rows (a rows object of
-        :mod:`sklearn_bregman._data._data`; sets ``factor_``, ``rank_``,
-        ``pivots_``) and its G0 as rows; ``low_rank='csi'`` chooses its
-        pivots with the labels ``y``; raises if its squared distances leave
-        double precision (:func:`~sklearn_bregman._learners._base.check_scale`).
+        :mod:`sklearn_bregman._data._data`) and its G0 as rows, assigned to
+        nothing; ``low_rank='csi'`` chooses its pivots with the labels
+        ``y``; raises if its squared distances leave double precision
+        (:func:`~sklearn_bregman._learners._base.check_scale`).
 
         With ``memory`` (a joblib ``Memory`` or a cache directory) the
         factor of data in memory is cached on the data and on what the
@@ -163,10 +171,7 @@ class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
             self.low_rank, self.unlabeled, random_state=self.random_state,
             memory=self.memory)
         check_scale(G.max_squared_norm(), type(self).__name__)
-        self.factor_ = factor
-        self.rank_ = factor.rank_
-        self.pivots_ = factor.pivots_
-        return G
+        return factor, G
 
     def transform(self, X):
         """Map points through the learned linear map: ``phi0(X) R``.
@@ -294,31 +299,41 @@ def components_from_metric(A):
         return np.sqrt(np.clip(w, 0.0, None))[:, None] * V.T
 
 
-def set_pair_fit_attributes(estimator, result, pairs, metric=None):
-    """The fitted attributes every pair-constraint learner shares.
+def run_attributes(result):
+    """The fitted attributes of an engine's run that every learner shares,
+    from a :class:`~sklearn_bregman._engine.ProjectionResult`: ``n_iter_``
+    (sweeps), ``n_projections_`` (projections that moved the state),
+    ``converged_`` and ``max_violation_`` (a dict, for the learner to set
+    with the rest of its fitted attributes when its fit succeeds)."""
+    return {"n_iter_": result.n_iter, "n_projections_": result.n_projections,
+            "converged_": result.converged, "max_violation_": result.max_violation}
 
-    ``metric_`` (the learned r x r matrix: ``metric``, or the result's
-    ``metric`` when the engine ran in the estimator's coordinates),
-    ``components_`` (L with ``metric_ = L' L``; in the input's coordinates
-    through the estimator's ``_set_map`` if it has one), ``constraints_``,
-    ``dual_coef_``, ``n_iter_`` (sweeps), ``n_projections_`` (projections
-    that moved the state), ``converged_`` and ``max_violation_``, from a
-    :class:`~sklearn_bregman._engine.ProjectionResult`.  Returns L.
-    """
-    metric = result.metric if metric is None else metric
-    estimator.metric_ = metric
-    L = components_from_metric(metric)
-    if hasattr(estimator, "_set_map"):
-        estimator._set_map(L)
-    else:
-        estimator.components_ = L
-    estimator.constraints_ = pairs
-    estimator.dual_coef_ = result.dual
-    estimator.n_iter_ = result.n_iter
-    estimator.n_projections_ = result.n_projections
-    estimator.converged_ = result.converged
-    estimator.max_violation_ = result.max_violation
-    return L
+
+def refuse_changed(estimator, fixed):
+    """A ValueError naming the parameters whose values differ from ``fixed``
+    (those a ``fit``, or a stream's first call, fixed: ``partial_fit`` after
+    ``set_params`` of one of them would otherwise keep the old value
+    silently)."""
+    changed = sorted(name for name, value in fixed.items()
+                     if not _same(getattr(estimator, name), value))
+    if changed:
+        them = "it" if len(changed) == 1 else "them"
+        raise ValueError(
+            f"{type(estimator).__name__}.partial_fit: {', '.join(changed)} changed since "
+            f"the call that fixed {them} (the fit, or the stream's first call: the "
+            "initial kernel and its factor, and the stream's slack, bounds and random "
+            f"stream, cannot change mid-stream); set {them} back, or call fit to start "
+            "again.")
+
+
+def _same(a, b):
+    """Whether two values of a parameter are the same (arrays by value)."""
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(np.all(np.asarray(a == b)))
+    except (TypeError, ValueError):
+        return False
 
 
 def metric_from_log(log_x, s, Vt):

@@ -471,7 +471,9 @@ class DefiniteBoost(FactorLearner):
             self.factor_, self.pivots_, self.rank_ = None, None, n
             G_norm = U / np.sqrt(n)
         else:
-            G0 = self._fit_factor(InMemoryRows(X), y).all()
+            factor, G = self._initial_factor(InMemoryRows(X), y)
+            self.factor_, self.pivots_, self.rank_ = factor, factor.pivots_, factor.rank_
+            G0 = G.all()
             U, s, Vt = orthonormal_basis(G0)
             G_norm = G0 / np.sqrt((s**2).sum())
         log_w = np.diag(2.0 * np.log(s) - np.log((s**2).sum()))
@@ -522,7 +524,7 @@ class DefiniteBoost(FactorLearner):
         L = components_from_metric(self.metric_)
         # G0 = U diag(s) Vt, without keeping G0 itself
         self.embedding_ = (self._basis * self._sv) @ (self._vt @ L.T)
-        self._set_map(L)
+        self.components_ = self._components(self.factor_, L)
 
     def transform(self, X):
         """Map points through the learned linear map (``init='kernel'`` only).

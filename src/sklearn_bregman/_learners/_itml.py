@@ -17,17 +17,22 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._constraints._resolve import check_pair_bounds, resolve_pairs
 from .._data._data import enter
-from .._engine import pair_projections
 from .._utils._sklearn_compat import Interval, StrOptions, fit_context
 from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
     SWEEP_PARAMETERS,
     check_scale,
+    components_from_metric,
     map_rows,
-    set_pair_fit_attributes,
+    refuse_changed,
+    run_attributes,
 )
+from ._divergences import LogDet
 from ._metric import MahalanobisMixin
 from ._stream import PairStream
+
+#: ITML's update is JMLR's rank-one LogDet projection, on the d x d metric.
+_LOGDET = LogDet()
 
 #: Most features ITML takes on sparse X: its metric is d x d (dense, 128 MB at
 #: 4096) and each projection O(d^2); the pairs' rows are densified as gathered.
@@ -229,8 +234,6 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         self : ITMLTransformer
             The fitted estimator.
         """
-        for name in ("_stream", "n_constraints_seen_", "n_constraints_kept_"):
-            self.__dict__.pop(name, None)
         return self._fit(X, y, constraints, stream=False)
 
     @fit_context(prefer_skip_nested_validation=True)
@@ -296,50 +299,53 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         return rows
 
     def _fit(self, X, y, constraints, *, stream):
-        """``fit``, or a ``partial_fit`` call (``stream``): the first starts a
-        stream from the prior, or from the fitted metric when a ``fit`` came
-        first; later ones add to it with its random stream and bounds."""
+        """``fit``, or a ``partial_fit`` call (``stream``): one body.  The
+        first call starts a run of the engine from the prior, or from the
+        fitted metric when a ``fit`` came first; later ones add to the kept
+        run with its random stream and bound rule.  The fitted attributes are
+        set in one place, at the end."""
+        name = type(self).__name__
         kept = getattr(self, "_stream", None) if stream else None
         continuing = stream and (kept is not None or hasattr(self, "metric_"))
+        if continuing:
+            refuse_changed(self, self._fixed)
         rows = self._enter(X, reset=not continuing, stream=stream)
-        rng = kept.rng if kept is not None else check_random_state(self.random_state)
+        run = None if kept is None else kept.for_call(max_constraints=self.max_constraints)
+        rng = check_random_state(self.random_state) if run is None else run.rng
         scale = rows.max_squared_norm()
-        check_scale(scale, type(self).__name__)  # (before the covariance can overflow)
+        check_scale(scale, name)  # (before the covariance can overflow)
         A0 = self.prior_ if continuing else self._prior_metric(rows, rng)
         # the pairs' rows of X, gathered once (X never leaves the workers when
         # it is a dask array)
         res = resolve_pairs(self, y, constraints, rows, rng, A0,
-                            bounds=None if kept is None else kept.bounds)
-        pairs, local, X_t = res.pairs, res.local, res.G_t
-        skipped = check_pair_bounds(local, X_t, A0, scale=scale, source=res.source)
-        self.prior_ = A0
+                            bounds=None if run is None else run.bounds)
+        skipped = check_pair_bounds(res.local, res.G_t, A0, scale=scale, source=res.source)
+        fixed = self._fixed if continuing else {"prior": self.prior}
+        if run is None:  # a new run: from the prior, or the fitted metric
+            run = PairStream(_LOGDET, None, self.metric_ if continuing else A0, rng=rng,
+                             bounds=res.bounds,
+                             max_constraints=self.max_constraints if stream else None)
+            if stream:
+                fixed = {**fixed, "slack": self.slack, "bounds": self.bounds,
+                         "random_state": self.random_state}
+        run = run.added(res.G_t, res.local, skipped, owner=name)
+        run, result = run.swept(dict(slack=self.slack, order=self.order, tol=self.tol,
+                                     max_iter=self.max_iter, verbose=self.verbose,
+                                     owner=name))
+        # the fitted attributes, in one place
+        fitted = {"prior_": A0, "metric_": result.state,
+                  "components_": components_from_metric(result.state),
+                  "constraints_": res.pairs, "dual_coef_": run.batch_duals(len(res.pairs)),
+                  **run_attributes(result), "_fixed": fixed}
         if stream:
-            if kept is None:
-                kept = self._stream = PairStream(
-                    self.metric_ if continuing else A0, divergence="logdet",
-                    bounds=res.bounds, rng=rng,
-                    max_constraints=self.max_constraints)
-            self._stream_step(kept, pairs, local, X_t, skipped)
-            return self
-        result = pair_projections(
-            X_t, local, A0, slack=self.slack, order=self.order, tol=self.tol,
-            max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
-            owner=type(self).__name__, skip=skipped,
-        )
-        set_pair_fit_attributes(self, result, pairs)
+            fitted.update(_stream=run, n_constraints_seen_=run.n_seen,
+                          n_constraints_kept_=len(run))
+        else:
+            for attribute in ("_stream", "n_constraints_seen_", "n_constraints_kept_"):
+                self.__dict__.pop(attribute, None)
+        for attribute, value in fitted.items():
+            setattr(self, attribute, value)
         return self
-
-    def _stream_step(self, stream, pairs, local, X_t, skipped):
-        """Add a batch's pairs to the stream and sweep all it keeps."""
-        stream.add(X_t[local.i], X_t[local.j], local.sign, local.bound, skipped,
-                   owner=type(self).__name__)
-        result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
-                            max_iter=self.max_iter, verbose=self.verbose,
-                            owner=type(self).__name__)
-        set_pair_fit_attributes(self, result, pairs)
-        self.dual_coef_ = stream.batch_duals(len(pairs))
-        self.n_constraints_seen_ = stream.n_seen
-        self.n_constraints_kept_ = len(stream)
 
     def _prior_metric(self, rows, rng):
         """A0 from ``prior``: checked symmetric, positive definite and

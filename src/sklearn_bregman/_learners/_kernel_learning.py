@@ -26,16 +26,16 @@ from .._constraints._labels import check_labels, outlier_triplets
 from .._constraints._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs
 from .._constraints._rows import ROW_KINDS, build_rows, constraints_of_fit
 from .._data._data import InMemoryRows, enter
-from .._engine import linear_projections, pair_projections
-from .._factors._factors import orthonormal_basis
 from .._utils._sklearn_compat import Interval, StrOptions, fit_context
 from ._base import (
+    FACTOR_PARAMETERS,
     SWEEP_PARAMETERS,
     FactorLearner,
     components_from_metric,
-    metric_from_log,
-    set_pair_fit_attributes,
+    refuse_changed,
+    run_attributes,
 )
+from ._divergences import LogDet, VonNeumann
 from ._stream import PairStream, RowStream
 
 __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
@@ -140,53 +140,7 @@ class _BaseKernelLearner(FactorLearner):
         self : object
             The fitted estimator.
         """
-        for name in ("_stream", "n_constraints_seen_", "n_constraints_kept_"):
-            self.__dict__.pop(name, None)
-        rows = enter(self, X, reset=True, ensure_min_samples=2)
-        n = rows.n
-        # every container checked again by its constructor's rules, its indices
-        # against X, empty ones left out (none left: an error), before any work
-        con_list = constraints_of_fit(constraints, triplets, n)
-        relative = (constraints is None and triplets is None and y is not None
-                    and self.label_constraints == "relative")
-        pairs_only = not relative and (con_list is None or (
-            len(con_list) == 1 and isinstance(con_list[0], PairConstraints)))
-        if not pairs_only:  # refused before the factor is built, on a dask array
-            rows.in_memory(
-                f"{type(self).__name__}.fit with relative, similarity, linear or triplet "
-                "constraints (or label_constraints='relative')",
-                "on a dask array it takes pair constraints (drawn from y with "
-                "label_constraints='pairs', or a PairConstraints)")
-        rng = check_random_state(self.random_state)
-        G = self._fit_factor(rows, y)
-        if relative:
-            t = outlier_triplets(check_labels(y, n), self.n_constraints,
-                                 unlabeled=self.unlabeled, random_state=rng)
-            con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
-                                            ratio=self.ratio)]
-        if pairs_only:
-            # pairs alone: the specialised pair sweep, and eq. 22's slack, on
-            # the rows of G0 the pairs touch (all of G0 never leaves the
-            # workers when X is a dask array)
-            res = resolve_pairs(self, y, constraints if con_list is None else con_list[0],
-                                G, rng)
-            pairs, local, G_t, touched = res.pairs, res.local, res.G_t, res.touched
-            skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm(),
-                                        source=res.source)
-            result, metric = self._learn(G, G_t, touched, local, skipped, rng)
-            L = set_pair_fit_attributes(self, result, pairs, metric)
-        else:
-            G0 = G.all()
-            # pairs among other kinds get their bounds as on their own
-            con_list = [resolve_pair_constraints(self, None, c, InMemoryRows(G0), None, n,
-                                                 rng).pairs
-                        if not isinstance(c, ROW_KINDS) else c for c in con_list]
-            result, metric, rows_ = self._learn_rows(G0, con_list, rng)
-            L = set_pair_fit_attributes(self, result, con_list, metric)
-            # duals of the user's rows: unscaled, in their own sense
-            self.dual_coef_ = result.dual * rows_.flip / rows_.scale
-        self.embedding_ = G.all() @ L.T
-        return self
+        return self._fit(X, y, constraints, triplets, stream=False)
 
     @fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, constraints=None, triplets=None):
@@ -251,120 +205,212 @@ class _BaseKernelLearner(FactorLearner):
             ``n_constraints_seen_`` counts the constraints of every call,
             ``n_constraints_kept_`` those swept.
         """
+        return self._fit(X, y, constraints, triplets, stream=True)
+
+    def _fit(self, X, y, constraints, triplets, *, stream):
+        """``fit``, or a ``partial_fit`` call (``stream``): one body.
+
+        The data enter; the constraints are resolved once (one decision: the
+        pair sweep with eq. 22's slack, or the general rows of Section 6.2.2),
+        drawn from the labels by ``label_constraints`` when none are given;
+        they join a run of the engine (:mod:`._stream`): a new one for ``fit``
+        and a stream's first call, the kept stream for a later call, or one
+        that continues a fitted model; the run sweeps; and the fitted
+        attributes are set in one place, at the end.
+        """
         name = type(self).__name__
-        stream = getattr(self, "_stream", None)
-        fitted = hasattr(self, "metric_")
-        rows = enter(self, X, reset=not fitted, ensure_min_samples=2)
-        rows.in_memory(f"{name}.partial_fit",
-                       "pass each batch as a NumPy array or a sparse matrix")
-        n = rows.n
-        con_list = constraints_of_fit(constraints, triplets, n)
-        general = (con_list is not None and not (
-            len(con_list) == 1 and isinstance(con_list[0], PairConstraints))) or (
-            con_list is None and y is not None and self.label_constraints == "relative")
-        if isinstance(stream, RowStream):
-            general = True  # pairs join a stream of general rows as rows
-        elif stream is not None and general:
+        kept = getattr(self, "_stream", None) if stream else None
+        after_fit = stream and kept is None and hasattr(self, "metric_")
+        if kept is not None or after_fit:
+            self._check_fixed_parameters()
+        rows = enter(self, X, reset=kept is None and not after_fit, ensure_min_samples=2)
+        if stream:
+            rows.in_memory(f"{name}.partial_fit",
+                           "pass each batch as a NumPy array or a sparse matrix")
+        # the containers, their indices against X; empty ones left out (none
+        # left: an error), before any work
+        con_list = constraints_of_fit(constraints, triplets, rows.n)
+        pairs_only = self._pairs_only(con_list, constraints is None, kept)
+        if not pairs_only:  # refused before the factor is built, on a dask array
+            rows.in_memory(
+                f"{name}.fit with relative, similarity, linear or triplet constraints (or "
+                "label_constraints='relative')",
+                "on a dask array it takes pair constraints (drawn from y with "
+                "label_constraints='pairs', or a PairConstraints)")
+        if con_list is None and constraints is None and y is None:
             raise ValueError(
-                f"{name}.partial_fit: this stream learns from pair constraints (its "
-                "first call's kind, with the pair sweep and eq. 22's slack); relative, "
-                "similarity, linear constraints and triplets need a stream that starts "
-                "with them (or fit).")
-        if stream is None:
-            rng = check_random_state(self.random_state)
-            if fitted:  # continue from fit's kernel: its factor, its training points
-                G0 = self._initial_rows_of_fit(name)
-                G = InMemoryRows(self.factor_.transform(rows.A))
-            else:
-                G = self._fit_factor(rows, y)
-                G0 = G.all()
-            basis = self._stream_basis(G0)
-            state = (self._state_of_metric(self.metric_, basis) if fitted
-                     else self._initial_state(basis))
-            kw = dict(divergence=self._divergence, rng=rng,
-                      max_constraints=self.max_constraints)
-            stream = RowStream(state, **kw) if general else PairStream(state, **kw)
-            stream.G0, stream.basis = G0, basis
+                f"{name} requires y to be passed, but the target y is None. Pass class "
+                "labels y, or constraints with constraints=... (or triplets=...).")
+        # the run this call continues, and the initial factor's rows of the batch
+        fixed = self._fixed if kept is not None or after_fit else self._parameters(_FACTOR)
+        if kept is not None:
+            run, factor = kept.for_call(max_constraints=self.max_constraints), self.factor_
+            G = InMemoryRows(factor.transform(rows.A))
+        elif after_fit:
+            run, factor = self._run_of_fitted_model(pairs_only), self.factor_
+            G = InMemoryRows(factor.transform(rows.A))
         else:
-            rng, G0 = stream.rng, stream.G0
-            G = InMemoryRows(self.factor_.transform(rows.A))
-        if general:
-            L, result = self._stream_rows(stream, G.all(), y, con_list, n, name)
+            run = None  # started by the batch, which fixes the basis
+            factor, G = self._initial_factor(rows, y)
+        if stream and kept is None:  # a stream's first call fixes these too
+            fixed = {**fixed, **self._parameters(_STREAM)}
+        rng = check_random_state(self.random_state) if run is None else run.rng
+        if pairs_only:  # labels (None), pairs as an array, or one PairConstraints
+            given = constraints if con_list is None else con_list[0]
+            run, batch, n_batch = self._add_pairs(run, G, y, given, rng, stream)
+        else:  # labels (None), or a list of containers (pairs as an array among them)
+            given = con_list if con_list is not None or constraints is None else [constraints]
+            run, batch, n_batch = self._add_rows(run, G, y, given, rng, stream)
+        run, result = run.swept(self._sweep_parameters(pairs_only))
+        # the fitted attributes, in one place
+        metric = self._divergence.metric_of_state(result.state, run.basis)
+        L = components_from_metric(metric)
+        fitted = {
+            "factor_": factor, "rank_": factor.rank_, "pivots_": factor.pivots_,
+            "metric_": metric, "components_": self._components(factor, L),
+            "embedding_": run.G0 @ L.T,
+            "constraints_": batch, "dual_coef_": run.batch_duals(n_batch),
+            **run_attributes(result), **self._divergence.counts(result), "_fixed": fixed,
+        }
+        if stream:
+            fitted.update(_stream=run, n_constraints_seen_=run.n_seen,
+                          n_constraints_kept_=len(run))
         else:
-            L, result = self._stream_pairs(stream, G, y, constraints if con_list is None
-                                           else con_list[0], name)
-        self._stream = stream
-        if self._divergence == "vonneumann":
-            self.n_evals_ = result.n_evals
-        self.n_constraints_seen_ = stream.n_seen
-        self.n_constraints_kept_ = len(stream)
-        self.embedding_ = G0 @ L.T
+            for attribute in ("_stream", "n_constraints_seen_", "n_constraints_kept_"):
+                self.__dict__.pop(attribute, None)
+        for attribute, value in fitted.items():
+            setattr(self, attribute, value)
         return self
 
-    def _stream_pairs(self, stream, G, y, constraints, name):
-        """A batch of pairs (drawn from ``y`` or given) into a PairStream."""
-        res = resolve_pairs(self, y, constraints, G, stream.rng, bounds=stream.bounds)
-        pairs, local, G_t = res.pairs, res.local, res.G_t
-        if stream.bounds is None:
-            stream.bounds = res.bounds
-        skipped = check_pair_bounds(local, G_t, scale=G.max_squared_norm(),
+    def _pairs_only(self, con_list, from_labels, kept):
+        """The one decision: pairs alone take the pair sweep and eq. 22's
+        slack; anything else (relative, similarity, linear rows, triplets,
+        ``label_constraints='relative'``, or any batch of a stream of
+        general rows) the general rows.  A stream of pairs refuses the
+        other kinds."""
+        if con_list is None:  # labels, or pairs given as an array or a tuple
+            alone = not from_labels or self.label_constraints == "pairs"
+        else:
+            alone = len(con_list) == 1 and isinstance(con_list[0], PairConstraints)
+        if isinstance(kept, RowStream):
+            return False  # pairs join a stream of general rows as rows
+        if isinstance(kept, PairStream) and not alone:
+            raise ValueError(
+                f"{type(self).__name__}.partial_fit: this stream learns from pair "
+                "constraints (its first call's kind, with the pair sweep and eq. 22's "
+                "slack); relative, similarity, linear constraints and triplets need a "
+                "stream that starts with them (or fit).")
+        return alone
+
+    def _add_pairs(self, run, G, y, constraints, rng, stream):
+        """The batch's pairs (drawn from ``y`` or given), their bounds and
+        the rows they touch, added to ``run`` (a new PairStream when None):
+        ``(run, the pairs with their bounds, their number)``."""
+        res = resolve_pairs(self, y, constraints, G, rng,
+                            bounds=None if run is None else run.bounds)
+        skipped = check_pair_bounds(res.local, res.G_t, scale=G.max_squared_norm(),
                                     source=res.source)
-        C = self._coordinates(G_t, stream.basis)
-        stream.add(C[local.i], C[local.j], local.sign, local.bound, skipped, owner=name)
-        result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
-                            max_iter=self.max_iter, verbose=self.verbose, owner=name)
-        L = set_pair_fit_attributes(self, result, pairs,
-                                    self._metric_of_state(result.state, stream.basis))
-        self.dual_coef_ = stream.batch_duals(len(pairs))
-        return L, result
+        if run is None:
+            run, C_t = self._new_run(PairStream, G, res.touched, res.G_t, rng, stream,
+                                     bounds=res.bounds)
+        else:  # (a run that continues a fitted model takes its first batch's rule)
+            run = run.fixing_bounds(res.bounds)
+            C_t = self._divergence.coordinates(run.basis, res.G_t)
+        run = run.added(C_t, res.local, skipped, owner=type(self).__name__)
+        return run, res.pairs, len(res.pairs)
 
-    def _stream_rows(self, stream, G_b, y, con_list, n, name):
-        """A batch of general rows (given, or relative triplets drawn from
-        ``y``) into a RowStream."""
-        if con_list is None:
-            t = outlier_triplets(check_labels(y, n), self.n_constraints,
-                                 unlabeled=self.unlabeled, random_state=stream.rng)
-            con_list = [RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2],
-                                            ratio=self.ratio)]
-        con_list = [resolve_pair_constraints(self, None, c, InMemoryRows(G_b), None, n,
-                                             stream.rng).pairs
-                    if not isinstance(c, ROW_KINDS) else c for c in con_list]
-        B = self._coordinates(G_b, stream.basis)
-        batch = build_rows(con_list, B, self._prior_of(stream.basis),
+    def _add_rows(self, run, G, y, constraints, rng, stream):
+        """The batch's general rows (given, or drawn from ``y`` by
+        ``label_constraints``; pairs among them get their bounds), in the
+        run's coordinates, added to ``run`` (a new RowStream when None):
+        ``(run, the containers, the number of rows)``."""
+        n, G_b = G.n, G.all()
+        if constraints is None:  # from the labels, as label_constraints says
+            constraints = [self._relative_of_labels(y, n, rng)
+                           if self.label_constraints == "relative" else None]
+        # pairs among other kinds get their bounds as on their own
+        con_list = [c if isinstance(c, ROW_KINDS) else
+                    resolve_pair_constraints(self, y, c, InMemoryRows(G_b), None, n,
+                                             rng).pairs
+                    for c in constraints]
+        if run is None:
+            run, B = self._new_run(RowStream, G, np.arange(n), G_b, rng, stream)
+        else:
+            B = self._divergence.coordinates(run.basis, G_b)
+        rank = run.state.shape[0]
+        batch = build_rows(con_list, B, self._divergence.prior(run.basis, rank),
                            triplet_ratio=self.ratio)
-        stream.add(batch, owner=name)
-        result = stream.run(slack=self.slack, order=self.order, tol=self.tol,
-                            max_iter=self.max_iter, verbose=self.verbose, owner=name,
-                            advice=_ROWS_ADVICE)
-        L = set_pair_fit_attributes(self, result, con_list,
-                                    self._metric_of_state(result.state, stream.basis))
-        self.dual_coef_ = stream.batch_duals(len(batch))
-        return L, result
+        return run.added(batch, owner=type(self).__name__), con_list, len(batch)
 
-    def _initial_rows_of_fit(self, name):
+    def _relative_of_labels(self, y, n, rng):
+        """``n_constraints`` relative rows ``ratio d(i, j) <= d(i, k)`` drawn
+        from the labels (JMLR 2009, Section 6.2.2)."""
+        t = outlier_triplets(check_labels(y, n), self.n_constraints, unlabeled=self.unlabeled,
+                             random_state=rng)
+        return RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2], ratio=self.ratio)
+
+    def _new_run(self, Stream, G, touched, G_t, rng, stream, bounds=None):
+        """A run from the initial kernel: the divergence's basis, fixed by
+        this first batch, and the touched rows in it."""
+        basis, C_t = self._divergence.basis(G, touched, G_t)
+        state = self._divergence.initial_state(basis, G_t.shape[1])
+        run = Stream(self._divergence, basis, state, rng=rng, bounds=bounds, G0=G.all(),
+                     max_constraints=self.max_constraints if stream else None)
+        return run, C_t
+
+    def _run_of_fitted_model(self, pairs_only):
+        """The run a ``partial_fit`` after ``fit`` continues: the fitted
+        kernel as its state, ``fit``'s constraints retired (their duals
+        frozen in it), a fresh random stream."""
+        G0 = self._initial_rows_of_fit()
+        basis, _ = self._divergence.basis(InMemoryRows(G0), np.empty(0, np.intp),
+                                          G0[:0])
+        state = self._divergence.state_of_metric(self.metric_, basis)
+        Stream = PairStream if pairs_only else RowStream
+        return Stream(self._divergence, basis, state,
+                      rng=check_random_state(self.random_state),
+                      max_constraints=self.max_constraints, G0=G0)
+
+    def _initial_rows_of_fit(self):
         """G0 of ``fit``'s training points, from ``embedding_ = G0 L'`` (L of
         ``metric_``, as ``fit`` computed it: upper triangular, or an
         eigen-root)."""
         E = self.embedding_
         if not isinstance(E, np.ndarray):
             raise ValueError(
-                f"{name}.partial_fit after a fit on a dask array: the stream would "
-                "gather the whole embedding; start the stream with partial_fit on "
-                "batches in memory.")
+                f"{type(self).__name__}.partial_fit after a fit on a dask array: the "
+                "stream would gather the whole embedding; start the stream with "
+                "partial_fit on batches in memory.")
         L = components_from_metric(self.metric_)
         if np.array_equal(L, np.triu(L)):
             return linalg.solve_triangular(L, E.T, lower=False).T
         return linalg.lstsq(L, E.T)[0].T
 
-    def _run_rows(self, B, X0, state0, con_list, rng, divergence):
-        rows = build_rows(con_list, B, X0, triplet_ratio=self.ratio)
-        result = linear_projections(
-            rows, state0, divergence=divergence, slack=self.slack, order=self.order,
-            tol=self.tol, max_iter=self.max_iter, random_state=rng,
-            verbose=self.verbose, owner=type(self).__name__, advice=_ROWS_ADVICE,
-        )
-        return result, rows
+    def _sweep_parameters(self, pairs_only):
+        """What the divergence's sweeps take from the estimator."""
+        params = dict(slack=self.slack, order=self.order, tol=self.tol,
+                      max_iter=self.max_iter, verbose=self.verbose,
+                      owner=type(self).__name__)
+        return params if pairs_only else {**params, "advice": _ROWS_ADVICE}
 
+    def _parameters(self, names):
+        """The current values of the parameters ``names``."""
+        return {name: getattr(self, name) for name in names}
+
+    def _check_fixed_parameters(self):
+        """``set_params`` between a fit (or a stream's first call) and a
+        ``partial_fit``: the parameters that call fixed (the initial kernel
+        and its factor; for a stream also ``slack``, ``bounds`` and
+        ``random_state``) are refused changed, naming them; the others (the
+        sweeps', the draws', ``max_constraints``) are honoured by the call."""
+        refuse_changed(self, self._fixed)
+
+
+#: The parameters a fit fixes for a later partial_fit (the initial kernel and
+#: its factor, which partial_fit reuses), and those a stream's first call
+#: fixes besides (its slack targets, bound rule and random stream).
+_FACTOR = tuple(FACTOR_PARAMETERS)
+_STREAM = ("slack", "bounds", "random_state")
 
 #: Advice of the warning when hard rows stay violated.
 _ROWS_ADVICE = ("the hard constraints (slack=inf) may be infeasible together in the "
@@ -575,41 +621,7 @@ class LogDetKernelLearner(_BaseKernelLearner):
     (2, 20)
     """
 
-    def _learn(self, G, G_t, touched, pairs, skipped, rng):
-        # LogDet is invariant under congruence: any factor G0 with M0 = I,
-        # so the rows the constraints touch will do.
-        result = pair_projections(
-            G_t, pairs, np.eye(G_t.shape[1]), divergence="logdet", slack=self.slack,
-            order=self.order, tol=self.tol, max_iter=self.max_iter, random_state=rng,
-            verbose=self.verbose, owner=type(self).__name__, skip=skipped,
-        )
-        return result, result.state
-
-    def _learn_rows(self, G0, con_list, rng):
-        r = G0.shape[1]
-        result, rows = self._run_rows(G0, np.eye(r), np.eye(r), con_list, rng, "logdet")
-        return result, result.state, rows
-
-    # partial_fit's coordinates: the initial factor's own, state M (prior I)
-    _divergence = "logdet"
-
-    def _stream_basis(self, G0):
-        return None
-
-    def _coordinates(self, G_t, basis):
-        return G_t
-
-    def _initial_state(self, basis):
-        return np.eye(self.rank_)
-
-    def _prior_of(self, basis):
-        return np.eye(self.rank_)
-
-    def _state_of_metric(self, M, basis):
-        return M
-
-    def _metric_of_state(self, state, basis):
-        return state
+    _divergence = LogDet()
 
 
 class VonNeumannKernelLearner(_BaseKernelLearner):
@@ -823,54 +835,4 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
     (2, 20)
     """
 
-    def _learn(self, G, G_t, touched, pairs, skipped, rng):
-        # von Neumann is invariant under orthogonal changes of basis only:
-        # the rows of an orthonormal basis U of range(G0) at the touched rows
-        U, s, Vt = G.orthonormal_rows(touched, G_t)
-        result = pair_projections(
-            U, pairs, np.diag(2.0 * np.log(s)), divergence="vonneumann",
-            slack=self.slack, order=self.order, tol=self.tol, max_iter=self.max_iter,
-            random_state=rng, verbose=self.verbose, owner=type(self).__name__,
-            # duplicates are equal rows of G0, not quite of U (rounding of the SVD)
-            skip=skipped,
-        )
-        self.n_evals_ = result.n_evals
-        return result, metric_from_log(result.state, s, Vt)
-
-    def _learn_rows(self, G0, con_list, rng):
-        U, s, Vt = orthonormal_basis(G0)
-        result, rows = self._run_rows(U, np.diag(s ** 2), np.diag(2.0 * np.log(s)),
-                                      con_list, rng, "vonneumann")
-        self.n_evals_ = result.n_evals
-        return result, metric_from_log(result.state, s, Vt), rows
-
-    # partial_fit's coordinates: an orthonormal basis U = G0 V S^-1 of range(G0)
-    # (the von Neumann divergence is invariant under orthogonal changes of basis
-    # only), state log X with K = U X U' (prior X0 = S^2)
-    _divergence = "vonneumann"
-
-    def _stream_basis(self, G0):
-        _, s, Vt = orthonormal_basis(G0)
-        return s, Vt
-
-    def _coordinates(self, G_t, basis):
-        s, Vt = basis
-        return (G_t @ Vt.T) / s
-
-    def _initial_state(self, basis):
-        return np.diag(2.0 * np.log(basis[0]))
-
-    def _prior_of(self, basis):
-        return np.diag(basis[0] ** 2)
-
-    def _state_of_metric(self, M, basis):
-        # K = G0 M G0' = U (S V' M V S) U'
-        s, Vt = basis
-        X = s[:, None] * (Vt @ M @ Vt.T) * s
-        w, Q = linalg.eigh((X + X.T) / 2)
-        return (Q * np.log(np.maximum(w, np.finfo(float).tiny))) @ Q.T
-
-    def _metric_of_state(self, state, basis):
-        s, Vt = basis
-        return metric_from_log(state, s, Vt)
-
+    _divergence = VonNeumann()

@@ -319,7 +319,7 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
             self.n_projections_ = 0
         L = components_from_metric(self.metric_)
         self.embedding_ = G0 @ L.T
-        self._set_map(L)
+        self.components_ = self._components(self.factor_, L)
         # kernel k-means on K = E E' is k-means on the rows of E
         self.kmeans_ = fit_kmeans(KMeans(self.n_clusters, n_init=self.n_init,
                                          random_state=rng), self.embedding_)
