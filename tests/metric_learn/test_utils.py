@@ -476,7 +476,8 @@ def test_check_classic_invalid_dtype_not_convertible(preprocessor, points):
     np.array([[1.2, 2.2], [2.6, 2.3]]),
 ])
 def test_check_classic_valid_with_preprocessor(points):
-    P = no_warning(points_of, ITMLTransformer(preprocessor=mock_preprocessor), points)
+    P = no_warning(points_of, ITMLTransformer(preprocessor=mock_preprocessor), points,
+                   fitting=True)
     if np.ndim(points) == 2:  # points, with or without a preprocessor
         assert P is points
         return
@@ -506,14 +507,14 @@ def test_check_classic_by_default(preprocessor):
     # a 2-D X is points, whether or not there is a preprocessor (metric-learn's
     # 'classic' default): points_of leaves it alone
     X = [[2, 3], [3, 2]]
-    assert points_of(ITMLTransformer(preprocessor=preprocessor), X) is X
+    assert points_of(ITMLTransformer(preprocessor=preprocessor), X, fitting=True) is X
 
 
 # ports: test_check_classic_behaviour_auto_dtype
 def test_check_classic_behaviour_auto_dtype():
     # any identifiers through a callable; numbers only as points
     P = no_warning(points_of, ITMLTransformer(preprocessor=mock_preprocessor),
-                   ["img1.png", "img2.png", "img3.png", "img5.png"])
+                   ["img1.png", "img2.png", "img3.png", "img5.png"], fitting=True)
     assert P.shape == (4, 3)
     no_warning(fitted_itml(n_features=2).transform, np.array([[1.0, 2.3], [2.3, 4.3]]))
     strings = np.array(["img1.png", "img2.png", "img3.png", "img5.png"]).astype(object)
@@ -676,8 +677,8 @@ def test_array_like_indexer_array_like_valid_classic(indices):
     # any array-like as the preprocessor, and as the identifiers
     expected = np.array([[5, 3], [3, 2]], dtype=float)[list(indices)]
     for input_data in array_likes():
-        assert_array_equal(points_of(ITMLTransformer(preprocessor=input_data), indices),
-                           expected)
+        assert_array_equal(points_of(ITMLTransformer(preprocessor=input_data), indices,
+                                     fitting=True), expected)
 
 
 # ports: test_array_like_indexer_array_like_valid_tuples
@@ -804,7 +805,7 @@ def test_preprocess_points_simple_example():
     def fun(row):
         return [[1, 1], [3, 3], [4, 4]]
 
-    P = points_of(ITMLTransformer(preprocessor=fun), array)
+    P = points_of(ITMLTransformer(preprocessor=fun), array, fitting=True)
     assert_array_equal(P, np.array([[1, 1], [3, 3], [4, 4]]))
     assert P.dtype == np.float64
 

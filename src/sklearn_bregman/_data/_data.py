@@ -73,7 +73,7 @@ def output_dtype(X):
     return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
 
 
-def enter(estimator, X, y=None, *, reset, check_y=None, **check):
+def enter(estimator, X, y=None, *, reset, fitting=None, check_y=None, **check):
     """Validated ``X`` (and ``y``) as a rows object: the one branch on dask.
 
     A 1-D ``X`` with an estimator's ``preprocessor`` is identifiers of
@@ -90,6 +90,10 @@ def enter(estimator, X, y=None, *, reset, check_y=None, **check):
         passed through otherwise.
     reset : bool
         ``fit`` (True) or a later method (False).
+    fitting : bool, default=None
+        Whether the call fits (``fit``, every ``partial_fit`` call: the
+        ``preprocessor`` parameter resolves identifiers) or not (the fitted
+        ``preprocessor_`` does); ``None``: ``reset``.
     **check
         Further keyword arguments of ``validate_data`` (``ensure_min_samples``);
         ``dtype`` is float64.  A scipy sparse matrix (CSR or CSC) is taken as
@@ -101,7 +105,7 @@ def enter(estimator, X, y=None, *, reset, check_y=None, **check):
     y : array-like or None
         Only when ``check_y`` is given.
     """
-    X = points_of(estimator, X)
+    X = points_of(estimator, X, fitting=reset if fitting is None else fitting)
     out = output_dtype(X)
     if is_dask_array(X):
         X = check_dask_array(X, estimator, reset=reset,

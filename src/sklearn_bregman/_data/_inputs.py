@@ -279,15 +279,19 @@ def check_tuples(tuples, size, preprocessor=None, *, name="pairs", owner="", n_f
     return P
 
 
-def points_of(estimator, X, name="X"):
+def points_of(estimator, X, name="X", *, fitting=False):
     """``X`` itself, or, if it is a 1-D array of identifiers and the
-    estimator has a ``preprocessor``, the rows they identify.
+    estimator has a preprocessor, the rows they identify.
 
-    A 2-D ``X`` is points, with or without a preprocessor (metric-learn's
-    convention); a 1-D ``X`` without a preprocessor is left to the usual
-    checks (scikit-learn's "Expected 2D array" error).
+    A fitting call (``fit``, ``partial_fit``) reads the ``preprocessor``
+    parameter; every other method the one the estimator was fitted with,
+    its ``preprocessor_`` (a ``set_params`` after ``fit`` changes nothing
+    until the next fit).  A 2-D ``X`` is points, with or without a
+    preprocessor (metric-learn's convention); a 1-D ``X`` without a
+    preprocessor is left to the usual checks (scikit-learn's "Expected 2D
+    array" error).
     """
-    preprocessor = getattr(estimator, "preprocessor", None)
+    preprocessor = getattr(estimator, "preprocessor" if fitting else "preprocessor_", None)
     if preprocessor is None or isinstance(X, Integral):
         return X
     if len(_shape(X, name)) != 1:

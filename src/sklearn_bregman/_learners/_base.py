@@ -25,6 +25,7 @@ from .._data._data import enter
 from .._engine import max_squared_norm
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .._utils._sklearn_compat import HasMethods, Interval, StrOptions
+from .._utils._state import TransactionalMixin
 from ._metric import MahalanobisMixin, MetricMixin
 
 #: Parameter constraints common to every learner driven by pair constraints
@@ -128,8 +129,8 @@ class LearnedMapMixin(MetricMixin):
         return partial(_map_through, self.factor_, self.components_, type(self).__name__)
 
 
-class FactorLearner(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesOutMixin,
-                    TransformerMixin, BaseEstimator):
+class FactorLearner(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
+                    ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base of the learners that work on a low-rank factor of an initial kernel.
 
     The learned kernel is ``G0 M G0'`` with ``G0`` the initial factor

@@ -9,7 +9,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._data._data import enter
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
-from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._sklearn_compat import Interval, StrOptions
+from .._utils._state import TransactionalMixin, fit_context
 
 __all__ = ["KernelKMeans"]
 
@@ -17,7 +18,7 @@ __all__ = ["KernelKMeans"]
 _FACTOR_TOL = 1e-10
 
 
-class KernelKMeans(KernelParamsMixin, ClusterMixin, BaseEstimator):
+class KernelKMeans(TransactionalMixin, KernelParamsMixin, ClusterMixin, BaseEstimator):
     r"""Kernel k-means (Dhillon, Guan & Kulis 2004).
 
     Minimises :math:`\sum_i \| \phi(x_i) - m_{c(i)} \|^2` with cluster means

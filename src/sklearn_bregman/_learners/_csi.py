@@ -16,13 +16,14 @@ from sklearn.utils.validation import check_is_fitted
 from .._data._data import enter, output_dtype
 from .._factors._factors import targets
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
-from .._utils._sklearn_compat import Interval, fit_context
+from .._utils._sklearn_compat import Interval
+from .._utils._state import TransactionalMixin, fit_context
 
 __all__ = ["CSIDecomposition"]
 
 
-class CSIDecomposition(KernelParamsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                       BaseEstimator):
+class CSIDecomposition(TransactionalMixin, KernelParamsMixin, ClassNamePrefixFeaturesOutMixin,
+                       TransformerMixin, BaseEstimator):
     r"""Cholesky decomposition with side information (Bach & Jordan 2005).
 
     A low-rank factor :math:`K \approx G G^T` of the kernel matrix built from

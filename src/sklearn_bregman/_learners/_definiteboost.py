@@ -33,7 +33,8 @@ from .._engine import (
     zero_length_pairs,
 )
 from .._factors._factors import orthonormal_basis
-from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._sklearn_compat import Interval, StrOptions
+from .._utils._state import fit_context
 from .._utils._warnings import warn
 from ._base import (
     FactorLearner,
@@ -220,6 +221,10 @@ class DefiniteBoost(FactorLearner):
     total_loss_ : float
         Sum over :meth:`partial_fit` examples of the squared error of the
         prediction made before each update (the paper's total loss).
+    preprocessor_ : array-like, callable or None
+        The ``preprocessor`` of the last fitting call: ``transform`` and the
+        metric surface resolve identifiers through it (a ``set_params`` after
+        ``fit`` changes nothing until the next fit).
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -361,7 +366,7 @@ class DefiniteBoost(FactorLearner):
             The fitted estimator.
         """
         first = not hasattr(self, "_log_w")
-        X = enter(self, X, reset=first, ensure_min_samples=2).in_memory(
+        X = enter(self, X, reset=first, fitting=True, ensure_min_samples=2).in_memory(
             "DefiniteBoost.partial_fit")
         rng = check_random_state(self.random_state)
         if first:
@@ -525,6 +530,7 @@ class DefiniteBoost(FactorLearner):
         # G0 = U diag(s) Vt, without keeping G0 itself
         self.embedding_ = (self._basis * self._sv) @ (self._vt @ L.T)
         self.components_ = self._components(self.factor_, L)
+        self.preprocessor_ = self.preprocessor
 
     def transform(self, X):
         """Map points through the learned linear map (``init='kernel'`` only).
@@ -541,7 +547,7 @@ class DefiniteBoost(FactorLearner):
             Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)
-        if self.init == "identity":
+        if self.factor_ is None:  # (fitted with init='identity')
             raise ValueError(
                 "DefiniteBoost(init='identity') is transductive: the identity kernel gives "
                 "new points no kernel values against the training points, so they cannot "

@@ -17,7 +17,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._constraints._resolve import check_pair_bounds, resolve_pairs
 from .._data._data import enter
-from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._sklearn_compat import Interval, StrOptions
+from .._utils._state import TransactionalMixin, fit_context
 from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
     SWEEP_PARAMETERS,
@@ -39,8 +40,8 @@ _LOGDET = LogDet()
 ITML_SPARSE_MAX_FEATURES = 4096
 
 
-class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                      BaseEstimator):
+class ITMLTransformer(TransactionalMixin, MahalanobisMixin, ClassNamePrefixFeaturesOutMixin,
+                      TransformerMixin, BaseEstimator):
     r"""Mahalanobis metric learned by ITML from labels or pair constraints.
 
     Learns a d x d positive definite matrix :math:`A` closest to a prior
@@ -160,6 +161,10 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     n_constraints_kept_ : int
         Constraints the stream keeps and sweeps (at most ``max_constraints``;
         zero-length pairs are kept unvisited, held to their bounds).
+    preprocessor_ : array-like, callable or None
+        The ``preprocessor`` of the last fitting call: ``transform`` and the
+        metric surface resolve identifiers through it (a ``set_params`` after
+        ``fit`` changes nothing until the next fit).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined only when ``X`` has string feature names.
@@ -284,7 +289,7 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
     def _enter(self, X, *, reset, stream):
         """``X`` validated as rows (sparse X: at most
         ``ITML_SPARSE_MAX_FEATURES`` features; ``stream``: in memory)."""
-        rows = enter(self, X, reset=reset, ensure_min_samples=2)
+        rows = enter(self, X, reset=reset, fitting=True, ensure_min_samples=2)
         if stream:
             rows.in_memory(f"{type(self).__name__}.partial_fit",
                            "pass each batch as a NumPy array or a sparse matrix")
@@ -336,7 +341,8 @@ class ITMLTransformer(MahalanobisMixin, ClassNamePrefixFeaturesOutMixin, Transfo
         fitted = {"prior_": A0, "metric_": result.state,
                   "components_": components_from_metric(result.state),
                   "constraints_": res.pairs, "dual_coef_": run.batch_duals(len(res.pairs)),
-                  **run_attributes(result), "_fixed": fixed}
+                  **run_attributes(result), "_fixed": fixed,
+                  "preprocessor_": self.preprocessor}
         if stream:
             fitted.update(_stream=run, n_constraints_seen_=run.n_seen,
                           n_constraints_kept_=len(run))

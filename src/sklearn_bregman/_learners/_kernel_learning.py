@@ -26,7 +26,8 @@ from .._constraints._labels import check_labels, outlier_triplets
 from .._constraints._resolve import check_pair_bounds, resolve_pair_constraints, resolve_pairs
 from .._constraints._rows import ROW_KINDS, build_rows, constraints_of_fit
 from .._data._data import InMemoryRows, enter
-from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._sklearn_compat import Interval, StrOptions
+from .._utils._state import fit_context
 from ._base import (
     FACTOR_PARAMETERS,
     SWEEP_PARAMETERS,
@@ -223,7 +224,8 @@ class _BaseKernelLearner(FactorLearner):
         after_fit = stream and kept is None and hasattr(self, "metric_")
         if kept is not None or after_fit:
             self._check_fixed_parameters()
-        rows = enter(self, X, reset=kept is None and not after_fit, ensure_min_samples=2)
+        rows = enter(self, X, reset=kept is None and not after_fit, fitting=True,
+                     ensure_min_samples=2)
         if stream:
             rows.in_memory(f"{name}.partial_fit",
                            "pass each batch as a NumPy array or a sparse matrix")
@@ -271,6 +273,7 @@ class _BaseKernelLearner(FactorLearner):
             "embedding_": run.G0 @ L.T,
             "constraints_": batch, "dual_coef_": run.batch_duals(n_batch),
             **run_attributes(result), **self._divergence.counts(result), "_fixed": fixed,
+            "preprocessor_": self.preprocessor,
         }
         if stream:
             fitted.update(_stream=run, n_constraints_seen_=run.n_seen,
@@ -600,6 +603,10 @@ class LogDetKernelLearner(_BaseKernelLearner):
     n_constraints_kept_ : int
         Constraints the stream keeps and sweeps (at most ``max_constraints``;
         zero-length pairs are kept unvisited, held to their bounds).
+    preprocessor_ : array-like, callable or None
+        The ``preprocessor`` of the last fitting call: ``transform`` and the
+        metric surface resolve identifiers through it (a ``set_params`` after
+        ``fit`` changes nothing until the next fit).
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -814,6 +821,10 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         zero-length pairs are kept unvisited, held to their bounds).
     n_evals_ : int
         Root-finder evaluations of f over the fit.
+    preprocessor_ : array-like, callable or None
+        The ``preprocessor`` of the last fitting call: ``transform`` and the
+        metric surface resolve identifiers through it (a ``set_params`` after
+        ``fit`` changes nothing until the next fit).
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)

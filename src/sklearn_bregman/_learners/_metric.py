@@ -74,7 +74,7 @@ class MetricMixin:
     def _tuple_coordinates(self, tuples, size, name):
         """The tuples' points in the learned coordinates, ``(n, size, r)``."""
         check_is_fitted(self)
-        P = check_tuples(tuples, size, getattr(self, "preprocessor", None), name=name,
+        P = check_tuples(tuples, size, getattr(self, "preprocessor_", None), name=name,
                          owner=type(self).__name__, n_features=self.n_features_in_)
         n, t, d = P.shape
         return self.transform(P.reshape(n * t, d)).reshape(n, t, -1)

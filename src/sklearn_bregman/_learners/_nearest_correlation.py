@@ -44,7 +44,8 @@ from .._engine import (
     logdet_nearest_correlation,
     vonneumann_nearest_correlation,
 )
-from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._sklearn_compat import Interval, StrOptions
+from .._utils._state import TransactionalMixin, fit_context
 from .._utils._warnings import warn
 
 __all__ = ["NearestCorrelation"]
@@ -84,7 +85,7 @@ def _check_scale(C, limit, what, why):
             "correlation matrix D^-1/2 C D^-1/2 with D = diag(C)).")
 
 
-class NearestCorrelation(BaseEstimator):
+class NearestCorrelation(TransactionalMixin, BaseEstimator):
     r"""Nearest correlation matrix under a Bregman divergence or a Frobenius norm.
 
     Finds the correlation matrix (positive semidefinite, unit diagonal)

@@ -28,7 +28,8 @@ from .._data._data import enter, output_dtype
 from .._engine import triplet_projections
 from .._factors._factors import SpectralFactor
 from .._factors._kernels import KernelParamsMixin, kernel_parameters
-from .._utils._sklearn_compat import Interval, StrOptions, fit_context
+from .._utils._sklearn_compat import Interval, StrOptions
+from .._utils._state import TransactionalMixin, fit_context
 from .._utils._warnings import column_or_1d, fit_kmeans
 from ._base import LearnedMapMixin, check_factor_scale, components_from_metric
 
@@ -40,8 +41,9 @@ def _penalty(slack):
     return np.inf if slack is None else float(slack)
 
 
-class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesOutMixin,
-                    TransformerMixin, ClusterMixin, BaseEstimator):
+class SKLRClusterer(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
+                    ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin,
+                    BaseEstimator):
     r"""Kernel k-means on a kernel learned from relative comparisons (SKLR).
 
     Amid, Gionis & Ukkonen (Algorithm 1).  From an initial kernel
@@ -187,6 +189,10 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         ones); at most ``tol`` when ``converged_``.
     kmeans_ : sklearn.cluster.KMeans
         The fitted k-means on ``embedding_`` (``predict`` uses it).
+    preprocessor_ : array-like, callable or None
+        The ``preprocessor`` of the last fitting call: ``transform`` and the
+        metric surface resolve identifiers through it (a ``set_params`` after
+        ``fit`` changes nothing until the next fit).
     n_features_in_ : int
         Number of features seen during ``fit``.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -326,6 +332,7 @@ class SKLRClusterer(LearnedMapMixin, KernelParamsMixin, ClassNamePrefixFeaturesO
         self.labels_ = self.kmeans_.labels_
         self.cluster_centers_ = self.kmeans_.cluster_centers_
         self.inertia_ = float(self.kmeans_.inertia_)
+        self.preprocessor_ = self.preprocessor
         return self
 
     def _triplets(self, y, triplets, equal_triplets, n, rng):

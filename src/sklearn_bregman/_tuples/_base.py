@@ -26,6 +26,7 @@ from .._data._inputs import (
 )
 from .._learners._metric import MetricMixin
 from .._utils._sklearn_compat import InvalidParameterError
+from .._utils._state import TransactionalMixin
 from .._utils._warnings import column_or_1d
 
 __all__ = ["TupleMetaEstimator", "check_tuple_labels", "inner_streams", "unique_points"]
@@ -103,7 +104,8 @@ def inner_streams(meta):
     return fit is not None and meta._fit_keyword in inspect.signature(fit).parameters
 
 
-class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, ClassifierMixin,
+                         BaseEstimator):
     """Base of the meta-estimators whose samples are tuples of ``_size`` points.
 
     Subclasses set ``_size`` (2 or 3) and ``_name`` ('pairs', 'triplets'),
@@ -143,15 +145,18 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         )
 
     def _fit_inner(self, X, tuples, signs, classes, *, partial):
-        """Fit the inner learner on the points ``X`` with ``tuples`` (its
-        ``_fit_keyword`` argument), or add them to its stream (``partial``);
-        returns the ``classes_`` to keep: a stream keeps its first call's
-        encoding, and refuses a batch labelled in the other one (``signs``:
-        the batch's labels as +1 / -1, or None when every tuple holds)."""
+        """The inner learner fitted on the points ``X`` with ``tuples`` (its
+        ``_fit_keyword`` argument), or with them added to its stream
+        (``partial``), and the ``classes_`` to keep: a stream keeps its first
+        call's encoding, and refuses a batch labelled in the other one
+        (``signs``: the batch's labels as +1 / -1, or None when every tuple
+        holds).  Assigns nothing: a stream continues on a shallow copy of the
+        inner learner (whose calls rebind its attributes, never change what
+        they refer to), so that the learner in ``estimator_`` is untouched
+        until the whole call succeeds."""
         keyword = {self._fit_keyword: tuples}
         if not partial:
-            self.estimator_ = clone(self.estimator).fit(X, **keyword)
-            return classes
+            return clone(self.estimator).fit(X, **keyword), classes
         if hasattr(self, "estimator_"):
             used = (np.unique(np.where(signs == 1, 1, classes[0])) if signs is not None
                     else np.array([1]))
@@ -160,11 +165,10 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
                     f"y: this batch labels {self._name} {used.tolist()} but the first "
                     f"partial_fit call set classes_ to {self.classes_.tolist()}; keep "
                     "one encoding, +1 / -1 or 1 / 0, throughout the stream.")
-            classes = self.classes_
+            inner, classes = copy.copy(self.estimator_), self.classes_
         else:
-            self.estimator_ = clone(self.estimator)
-        self.estimator_.partial_fit(X, **keyword)
-        return classes
+            inner = clone(self.estimator)
+        return inner.partial_fit(X, **keyword), classes
 
     def _labels(self, signs):
         """The signs ±1 as labels of ``classes_``."""
@@ -197,28 +201,26 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         used, inverse = unique_identifiers(ids.reshape(-1))
         return unique_points(pre.rows(used, name)[inverse], t)
 
-    def _keep_embedding(self, tuples, X):
-        """After fitting on ``X``: with identifier tuples into an array, the
-        training points' rows of the learned map are kept (O(n r)), so that
-        scoring tuples over them reads them off."""
-        self._embedding = None
+    def _embedding_of(self, est, tuples, X):
+        """After fitting ``est`` on ``X``: with identifier tuples into an
+        array, the training points' rows of the learned map (O(n r)), kept so
+        that scoring tuples over them reads them off; ``None`` otherwise."""
         if (tuple_form(tuples, self._size, self._name, self.preprocessor) == "identifiers"
                 and not callable(self.preprocessor)):
-            est = self.estimator_
             E = getattr(est, "embedding_", None)
             # (a transductive learner, e.g. DefiniteBoost(init='identity'), has
             # no transform: its embedding_ is the map of the training points)
-            self._embedding = E if E is not None and E.shape[0] == X.shape[0] else (
-                est.transform(X))
+            return E if E is not None and E.shape[0] == X.shape[0] else est.transform(X)
+        return None
 
     def _tuple_coordinates(self, tuples, size, name):
         """The tuples' points through the learned map, (n, size, r)."""
         check_is_fitted(self)
-        if tuple_form(tuples, size, name, self.preprocessor) == "points":
+        if tuple_form(tuples, size, name, self.preprocessor_) == "points":
             P = check_point_tuples(tuples, size, name, self.n_features_in_)
             n, t, d = P.shape
             return self.estimator_.transform(P.reshape(n * t, d)).reshape(n, t, -1)
-        pre = Preprocessor(self.preprocessor, type(self).__name__)
+        pre = Preprocessor(self.preprocessor_, type(self).__name__)
         ids = pre.identifiers(tuples, name)
         if self._embedding is not None and not pre.callable:
             return self._embedding[ids]
@@ -243,11 +245,25 @@ class TupleMetaEstimator(MetricMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
             return est._point_map()
         return copy.copy(est).transform
 
-    def _set_linear_attributes(self):
-        """``components_`` of a linear inner map, as metric-learn's pair and
+    def _fitted(self, est, X, tuples, classes):
+        """The fitted attributes of a call that fitted the inner learner
+        ``est`` on ``X`` (set together, by the caller, when it succeeds):
+        ``components_`` of a linear inner map, as metric-learn's pair and
         triplet learners have it."""
-        if _inner_is_linear(self):
-            self.components_ = self.estimator_.components_
+        fitted = {"estimator_": est, "n_features_in_": X.shape[1], "classes_": classes,
+                  "preprocessor_": self.preprocessor,
+                  "_embedding": self._embedding_of(est, tuples, X)}
+        if hasattr(est, "get_mahalanobis_matrix"):
+            fitted["components_"] = est.components_
+        return fitted
+
+    def _set_fitted(self, fitted):
+        """Set the attributes of :meth:`_fitted` (``components_`` is removed
+        when the new inner map is not linear)."""
+        if "components_" not in fitted:
+            self.__dict__.pop("components_", None)
+        for attribute, value in fitted.items():
+            setattr(self, attribute, value)
 
     def transform(self, X):
         """Map points with the inner learner's ``transform``.

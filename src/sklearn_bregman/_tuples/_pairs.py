@@ -23,9 +23,9 @@ from .._utils._sklearn_compat import (
     Interval,
     InvalidParameterError,
     StrOptions,
-    fit_context,
     validate_parameter_constraints,
 )
+from .._utils._state import all_or_nothing, fit_context
 from ._base import TupleMetaEstimator, check_tuple_labels, inner_streams, unique_points
 
 __all__ = ["PairClassifier", "PairKFold"]
@@ -143,6 +143,10 @@ class PairClassifier(TupleMetaEstimator):
         ``method='decision_function'``): dissimilar, then similar, so that
         ``decision_function`` scores ``classes_[1]`` as scikit-learn's
         binary classifiers do.
+    preprocessor_ : array-like, callable or None
+        The ``preprocessor`` of the last fitting call: ``transform`` and the
+        metric surface resolve identifiers through it (a ``set_params`` after
+        ``fit`` changes nothing until the next fit).
     n_features_in_ : int
         Features of a point.
 
@@ -242,12 +246,11 @@ class PairClassifier(TupleMetaEstimator):
         if (i == j).any():
             k = int(np.flatnonzero(i == j)[0])
             raise ValueError(f"pairs: row {k} joins a point to itself.")
-        classes = self._fit_inner(X, PairConstraints(i, j, y), y, classes,
-                                  partial=partial)
-        self.n_features_in_ = X.shape[1]
-        self.classes_ = classes
-        self._keep_embedding(pairs, X)
-        self._set_linear_attributes()
+        est, classes = self._fit_inner(X, PairConstraints(i, j, y), y, classes,
+                                       partial=partial)
+        # (set together; a calibration that fails puts them back, with the
+        # rest of the estimator: fit_context is all or nothing)
+        self._set_fitted(self._fitted(est, X, pairs, classes))
         if self.threshold is None:
             self.calibrate_threshold(pairs, y, strategy=self.strategy, beta=self.beta,
                                      min_rate=self.min_rate)
@@ -316,11 +319,13 @@ class PairClassifier(TupleMetaEstimator):
         """
         from sklearn.metrics import accuracy_score
 
-        tuple_form(pairs, 2, "pairs", self.preprocessor)
+        check_is_fitted(self)
+        tuple_form(pairs, 2, "pairs", self.preprocessor_)
         signs = check_pair_labels(y, len(pairs))
         pred = np.where(self.decision_function(pairs) >= self.threshold_, 1, -1)
         return float(accuracy_score(signs, pred, sample_weight=sample_weight))
 
+    @all_or_nothing
     def set_threshold(self, threshold):
         """Set ``threshold_``, the decision threshold, by hand.
 
@@ -348,6 +353,7 @@ class PairClassifier(TupleMetaEstimator):
         self.threshold_ = float(threshold)
         return self
 
+    @all_or_nothing
     def calibrate_threshold(self, pairs, y, strategy="accuracy", beta=1.0, min_rate=None):
         """Set ``threshold_`` from labelled pairs.
 
@@ -391,7 +397,8 @@ class PairClassifier(TupleMetaEstimator):
         """
         check_threshold_parameters(f"{type(self).__name__}.calibrate_threshold",
                                    strategy=strategy, beta=beta, min_rate=min_rate)
-        tuple_form(pairs, 2, "pairs", self.preprocessor)
+        check_is_fitted(self)
+        tuple_form(pairs, 2, "pairs", self.preprocessor_)
         y = check_pair_labels(y, len(pairs))
         s = self.decision_function(pairs)
         thresholds, tp, fp = _threshold_table(s, y)

@@ -13,7 +13,8 @@ import numpy as np
 from sklearn.utils.metaestimators import available_if
 
 from .._data._inputs import tuple_form
-from .._utils._sklearn_compat import HasMethods, fit_context
+from .._utils._sklearn_compat import HasMethods
+from .._utils._state import fit_context
 from ._base import TupleMetaEstimator, check_tuple_labels, inner_streams
 
 __all__ = ["TripletClassifier"]
@@ -85,6 +86,10 @@ class TripletClassifier(TupleMetaEstimator):
         ``[-1, 1]``, or ``[0, 1]`` when fitted on labels 1 / 0 (the encoding
         scikit-learn's ``cross_val_predict`` passes with
         ``method='decision_function'``): reversed, then holds.
+    preprocessor_ : array-like, callable or None
+        The ``preprocessor`` of the last fitting call: ``transform`` and the
+        metric surface resolve identifiers through it (a ``set_params`` after
+        ``fit`` changes nothing until the next fit).
     n_features_in_ : int
         Features of a point.
 
@@ -200,11 +205,8 @@ class TripletClassifier(TupleMetaEstimator):
                 "distinct points)."
             )
         # "a closer to b than to c" is the outlier triplet (a, b | c)
-        classes = self._fit_inner(X, rows, y, classes, partial=partial)
-        self.n_features_in_ = X.shape[1]
-        self.classes_ = classes
-        self._keep_embedding(triplets, X)
-        self._set_linear_attributes()
+        est, classes = self._fit_inner(X, rows, y, classes, partial=partial)
+        self._set_fitted(self._fitted(est, X, triplets, classes))
         return self
 
     @staticmethod
