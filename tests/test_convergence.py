@@ -263,27 +263,27 @@ def test_changing_the_training_array_after_fit_changes_nothing(est, blobs):
 # Non-finite states
 # --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, distances, match", [
-    ({}, [[0, 0, 0.1]], r"row 0 joins point 0 to itself"),
-    ({"learning_rate": 1e300}, [[0, 1, 0.1], [2, 3, 0.5]], r"learning_rate=1e\+300"),
-    ({}, [[0, 1, 1e300]], r"lie in \[0, 2\]; row 0 has 1e\+300"),
-    ({}, [[0, 1, np.nan]], r"lie in \[0, 2\]; row 0 has nan"),
+@pytest.mark.parametrize("kwargs, pairs, match", [
+    ({}, [[0, 0, 1, 0.1]], r"row 0 joins point 0 to itself"),
+    ({"learning_rate": 1e300}, [[0, 1, 1, 0.1], [2, 3, 1, 0.5]], r"learning_rate=1e\+300"),
+    ({}, [[0, 1, 1, 1e300]], r"lie in \[0, 2\]; row 0 has 1e\+300"),
+    ({}, [[0, 1, 1, np.inf]], r"bounds must be finite"),
 ])
-def test_meg_partial_fit_never_goes_non_finite(kwargs, distances, match, blobs):
+def test_meg_partial_fit_never_goes_non_finite(kwargs, pairs, match, blobs):
     X, _ = blobs
     db = DefiniteBoost(kernel="rbf", rank=10, **kwargs)
     with pytest.raises(ValueError, match=match):
-        db.partial_fit(X, distances=distances)
+        db.partial_fit(X, constraints=pairs)
 
 
 def test_meg_partial_fit_discards_an_overflowing_batch(blobs):
     X, _ = blobs
     db = DefiniteBoost(kernel="rbf", rank=10, learning_rate=0.5)
-    db.partial_fit(X, distances=[[0, 1, 0.01]])
+    db.partial_fit(X, constraints=[[0, 1, 1, 0.01]])
     state = db.metric_.copy()
     db.set_params(learning_rate=1e300)
     with pytest.raises(ValueError, match="discarded"):
-        db.partial_fit(X, distances=[[2, 3, 0.5]])
+        db.partial_fit(X, constraints=[[2, 3, 1, 0.5]])
     np.testing.assert_array_equal(db.metric_, state)
     assert np.isfinite(db.transform(X)).all()
 
@@ -345,12 +345,15 @@ def test_visit_orders_are_validated(est, param, blobs):
         est.fit(X, y)
 
 
-@pytest.mark.parametrize("distances", [[[0, 30, 0.1]], [[-1, 2, 0.1]], [[0.5, 2, 0.1]],
-                                       [[np.nan, 2, 0.1]]])
-def test_meg_partial_fit_validates_indices(distances, blobs):
+@pytest.mark.parametrize("pairs, match", [
+    ([[0, 30, 1, 0.1]], r"constraints: index out of range in row 0"),
+    ([[-1, 2, 1, 0.1]], r"constraints: i: index out of range in row 0: -1(\.0)? is negative"),
+    ([[0.5, 2, 1, 0.1]], r"constraints: i must be integers"),
+    ([[np.nan, 2, 1, 0.1]], r"constraints: i must be integers")])
+def test_meg_partial_fit_validates_indices(pairs, match, blobs):
     X, _ = blobs
-    with pytest.raises(ValueError, match=r"row indices in \[0, 30\); row 0"):
-        DefiniteBoost(kernel="rbf", rank=5).partial_fit(X, distances=distances)
+    with pytest.raises(ValueError, match=match):
+        DefiniteBoost(kernel="rbf", rank=5).partial_fit(X, constraints=pairs)
 
 
 # --------------------------------------------------------------------------

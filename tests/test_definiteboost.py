@@ -238,13 +238,13 @@ def test_partial_fit_learns_target_distances():
     i = rng.integers(0, n, 3000)
     j = (i + 1 + rng.integers(0, n - 1, 3000)) % n
     target = Kt[i, i] + Kt[j, j] - 2 * Kt[i, j]
-    ex = np.c_[i, j, target]
+    ex = np.c_[i, j, np.ones(3000), target]  # (i, j, sign, bound): the bound is the target
     X = rng.standard_normal((n, 4))
     db = DefiniteBoost(init="identity", learning_rate=2.0)
     losses = []
     for batch in np.array_split(ex, 10):
         before = db.total_loss_ if hasattr(db, "total_loss_") else 0.0
-        db.partial_fit(X, distances=batch)
+        db.partial_fit(X, constraints=batch)
         losses.append(db.total_loss_ - before)
     assert db.n_examples_seen_ == 3000
     assert losses[-1] < 0.2 * losses[0]
@@ -260,18 +260,22 @@ def test_partial_fit_checks_its_input(iris):
     db = DefiniteBoost(kernel="rbf", rank=10, n_constraints=20, random_state=0)
     db.partial_fit(X, y)
     assert db.n_examples_seen_ == 20
-    with pytest.raises(ValueError, match="training points"):
-        db.partial_fit(X[:10], y[:10])
+    # later batches' points enter through the initial factor (init='kernel')
+    db.partial_fit(X[::10], y[::10])
+    assert db.n_examples_seen_ == 40 and len(db.constraints_) == 20
+    with pytest.raises(ValueError, match="first call"):
+        DefiniteBoost(init="identity", n_constraints=20).partial_fit(X, y).partial_fit(
+            X[:10], y[:10])
     with pytest.raises(ValueError, match="shape"):
-        db.partial_fit(X, distances=[[0, 1]])
-    with pytest.raises(ValueError, match="row indices"):
-        db.partial_fit(X, distances=[[0, 150, 0.1]])
-    with pytest.raises(ValueError, match=r"lie in \[0, 2\]; row 0 has -0.1"):
-        db.partial_fit(X, distances=[[0, 1, -0.1]])
+        db.partial_fit(X, constraints=[[0, 1]])
+    with pytest.raises(ValueError, match="index out of range"):
+        db.partial_fit(X, constraints=[[0, 150, 1, 0.1]])
+    with pytest.raises(ValueError, match=r"lie in \[0, 2\]; row 0 has 3.0"):
+        db.partial_fit(X, constraints=[[0, 1, 1, 3.0]])
     # it continues from fit's solution
     db = DefiniteBoost(kernel="rbf", rank=10, n_constraints=20, random_state=0).fit(X, y)
     M = db.metric_.copy()
-    db.partial_fit(X, distances=[[0, 1, 0.0]])
+    db.partial_fit(X, constraints=[[0, 1, 1, 0.0]])
     assert not np.allclose(M, db.metric_)
 
 

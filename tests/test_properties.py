@@ -522,10 +522,11 @@ def pair_learner_cases(draw, Estimator):
                     probe=draw(st.sampled_from([1.0, 1e200])))
     if mode == "partial_fit":
         m = draw(st.integers(1, 6))
-        rows = [[draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1)),
+        # pairs (i, j, +1, target): MEG regresses a pair's distance onto its bound
+        rows = [[draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1)), 1.0,
                  draw(st.sampled_from([0.0, 0.5, 2.0, 1e300]))] for _ in range(m)]
         est.set_params(learning_rate=draw(st.sampled_from([0.5, 1e300])))
-        return Case(est, Xk, {"distances": np.array(rows, dtype=float)},
+        return Case(est, Xk, {"constraints": np.array(rows, dtype=float)},
                     method="partial_fit", invalid=invalid, hard=False)
     constraints, c_invalid = draw(pair_sets(n))
     kwargs = {"constraints": constraints}

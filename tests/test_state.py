@@ -154,7 +154,7 @@ FAILURES = {
     "DefiniteBoost MEG, bad distances": (
         *_streamed(lambda: DefiniteBoost(kernel="rbf", rank=6, random_state=0),
                    lambda e: e.partial_fit(X, Y)),
-        lambda e: e.partial_fit(X, distances=[[0, 1, 5.0]])),
+        lambda e: e.partial_fit(X, constraints=[[0, 1, 1, 5.0]])),
     # the classifiers
     "PairClassifier fit, y of another length": (
         *_unfitted(lambda: PairClassifier(_itml(), preprocessor=X)),

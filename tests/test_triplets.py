@@ -5,13 +5,13 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.datasets import load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, KFold, train_test_split
 from sklearn.preprocessing import StandardScaler
 
-from sklearn_bregman import SKLRClusterer, TripletClassifier
+from sklearn_bregman import SKLRClusterer, TripletClassifier, learner_tags
 from sklearn_bregman.constraints import triplets_from_labels
 
 
@@ -203,8 +203,12 @@ def test_repeated_point_triplet_and_bad_y(wine):
         TripletClassifier("SKLR").fit(Xtr[ttr[:30]])
 
 
-class _Identity:
-    """Any learner with fit(X, triplets=...) and transform: here the identity map."""
+class _Identity(BaseEstimator):
+    """Any learner that declares it learns from triplets (fit(X, triplets=...))
+    and has a transform: here the identity map."""
+
+    def __sklearn_tags__(self):
+        return learner_tags(super().__sklearn_tags__(), learns_from=("triplets",))
 
     def __init__(self, scale=1.0):
         self.scale = scale

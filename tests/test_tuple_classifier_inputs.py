@@ -412,8 +412,7 @@ def test_pair_classifier_refuses_what_is_not_a_pair_learner(iris, est):
                           "learner, whose fit takes the pairs as fit(X, constraints=...): "
                           "ITMLTransformer, LogDetKernelLearner, VonNeumannKernelLearner or "
                           "DefiniteBoost.")
-    assert f"Got {est!r}, whose fit(" in msg
-    assert msg.endswith("has no 'constraints' parameter.")
+    assert msg.endswith(f"Got {est!r}, which does not learn from pairs.")
     assert _Recorder.fitted == 0  # refused before anything is fitted
 
 
@@ -428,7 +427,32 @@ def test_triplet_classifier_refuses_what_is_not_a_triplet_learner(iris, est):
     assert msg.startswith("The 'estimator' parameter of TripletClassifier must be a triplet "
                           "learner, whose fit takes the triplets as fit(X, triplets=...): "
                           "SKLRClusterer, LogDetKernelLearner or VonNeumannKernelLearner.")
-    assert msg.endswith("has no 'triplets' parameter.")
+    assert msg.endswith(f"Got {est!r}, which does not learn from triplets.")
+
+
+def test_the_classifiers_read_what_a_learner_declares_not_its_signature(iris):
+    """A learner declares the tuples it learns from (its tags' learns_from):
+    a fit that merely has a 'constraints' parameter is not enough, and
+    partial_fit is offered exactly for the learners that stream them."""
+    from sklearn_bregman._learners._base import learns_from
+
+    class LooksLikeOne(PCA):
+        def fit(self, X, y=None, constraints=None):
+            return super().fit(X)
+
+    X, _, pairs, s = iris
+    with pytest.raises(InvalidParameterError, match="does not learn from pairs"):
+        PairClassifier(LooksLikeOne(), preprocessor=X).fit(pairs, s)
+    assert learns_from(LogDetKernelLearner()) == ("pairs", "triplets")
+    assert learns_from(SKLRClusterer()) == ("triplets",)
+    assert hasattr(PairClassifier(DefiniteBoost()), "partial_fit")
+    assert hasattr(TripletClassifier(LogDetKernelLearner()), "partial_fit")
+    assert not hasattr(TripletClassifier(SKLRClusterer()), "partial_fit")
+    # DefiniteBoost's partial_fit takes the pairs as the other learners' do
+    clf = PairClassifier(DefiniteBoost(kernel="rbf", rank=6, random_state=0),
+                         preprocessor=X)
+    clf.partial_fit(pairs[:60], s[:60]).partial_fit(pairs[60:], s[60:])
+    assert clf.estimator_.n_examples_seen_ == len(pairs)
 
 
 @pytest.mark.parametrize("est", [ITMLTransformer(max_iter=20), LogDetKernelLearner(max_iter=20),

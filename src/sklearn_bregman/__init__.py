@@ -6,6 +6,7 @@ Estimators follow scikit-learn's API and work in ``Pipeline`` and
 
 import importlib.metadata
 
+from ._learners._base import learner_tags
 from ._learners._cluster import KernelKMeans
 from ._learners._csi import CSIDecomposition
 from ._learners._definiteboost import DefiniteBoost
@@ -42,6 +43,7 @@ __all__ = [
     "VonNeumannKernelLearner",
     "kernel_kmeans_scorer",
     "knn_scorer",
+    "learner_tags",
     "equal_triplets_from_labels",
     "pairs_from_labels",
     "triplets_from_labels",

@@ -44,7 +44,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import shuffle
 from sklearn.utils.validation import check_is_fitted
 
-from sklearn_bregman import ITMLTransformer, LogDetKernelLearner, PairClassifier
+from sklearn_bregman import ITMLTransformer, LogDetKernelLearner, PairClassifier, learner_tags
 from sklearn_bregman._tuples._pairs import THRESHOLD_PARAMETERS, check_threshold_parameters
 from sklearn_bregman._utils._sklearn_compat import InvalidParameterError
 from sklearn_bregman.constraints import pairs_from_labels
@@ -93,6 +93,9 @@ class IdentityLearner(TransformerMixin, BaseEstimator):
     def transform(self, X):
         check_is_fitted(self)
         return np.asarray(X, dtype=float)
+
+    def __sklearn_tags__(self):  # (a learner declares the tuples it learns from)
+        return learner_tags(super().__sklearn_tags__(), learns_from=("pairs", "triplets"))
 
 
 class BreakingLearner(IdentityLearner):

@@ -12,12 +12,14 @@
   ``fit`` call is :mod:`sklearn_bregman._constraints._resolve`'s).
 """
 
+from dataclasses import dataclass, fields
 from functools import partial
 from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils import Tags, get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -58,6 +60,70 @@ FACTOR_PARAMETERS = {
     "factor_tol": [Interval(Real, 0, 1, closed="left")],
     "low_rank": [StrOptions({"cholesky", "rpcholesky", "csi"})],
 }
+
+
+@dataclass
+class LearnerTags(Tags):
+    """scikit-learn's estimator tags, and the tuples a learner learns from
+    (:func:`learner_tags` makes them)."""
+
+    learns_from: tuple = ()
+
+
+def learner_tags(tags, learns_from):
+    """Declare the tuples a learner learns from, in its estimator tags.
+
+    :class:`~sklearn_bregman.PairClassifier` and
+    :class:`~sklearn_bregman.TripletClassifier` wrap a learner that declares
+    it learns from their tuples in the tags its ``__sklearn_tags__``
+    returns; they do not read its signature.  Every learner of the package
+    declares them; a learner of your own does so as in the example.
+
+    Parameters
+    ----------
+    tags : sklearn.utils.Tags
+        What ``super().__sklearn_tags__()`` returns.
+    learns_from : tuple of str
+        ``'pairs'``: ``fit(X, constraints=...)`` takes pairs as a
+        :class:`~sklearn_bregman.constraints.PairConstraints` over the rows of
+        ``X``; ``'triplets'``: ``fit(X, triplets=...)`` takes outlier triplets
+        ``(i, j | k)`` as an array of shape (n, 3).  A ``partial_fit``, if the
+        learner has one, takes them with the same contract, batch by batch.
+
+    Returns
+    -------
+    tags : sklearn.utils.Tags
+        The same tags, with ``learns_from``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.base import BaseEstimator, TransformerMixin
+    >>> from sklearn_bregman import PairClassifier, learner_tags
+    >>> class Identity(TransformerMixin, BaseEstimator):
+    ...     def fit(self, X, y=None, constraints=None):
+    ...         self.n_features_in_ = np.shape(X)[1]
+    ...         return self
+    ...     def transform(self, X):
+    ...         return np.asarray(X, dtype=float)
+    ...     def __sklearn_tags__(self):
+    ...         return learner_tags(super().__sklearn_tags__(), learns_from=("pairs",))
+    >>> pairs = np.array([[[0.0, 0.0], [0.1, 0.0]], [[0.0, 0.0], [3.0, 4.0]]])
+    >>> PairClassifier(Identity()).fit(pairs, [1, -1]).predict(pairs)
+    array([ 1, -1])
+    """
+    kept = {f.name: getattr(tags, f.name) for f in fields(tags) if f.init}
+    return LearnerTags(**kept, learns_from=tuple(learns_from))
+
+
+def learns_from(estimator):
+    """The tuples ``estimator`` declares it learns from (none, for an
+    estimator that is not a learner of the suite)."""
+    try:
+        tags = get_tags(estimator)
+    except (TypeError, AttributeError, ValueError):
+        return ()
+    return getattr(tags, "learns_from", ())
 
 
 def _linear_in_input(estimator):
@@ -153,6 +219,8 @@ class FactorLearner(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
         **PAIR_CONSTRAINT_PARAMETERS,
         "memory": [None, str, HasMethods(["cache"])],
     }
+    #: the tuples a subclass learns from (its tags' ``learns_from``)
+    _learns_from = ()
 
     def _initial_factor(self, rows, y=None):
         """The initial factor of the training rows (a rows object of
@@ -229,7 +297,7 @@ class FactorLearner(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
         tags.input_tags.sparse = self.kernel != "precomputed"
         # transform returns float32 for float32 data (_data.output_dtype)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
+        return learner_tags(tags, learns_from=self._learns_from)
 
 
 def _map_through(factor, components, owner, X):

@@ -12,7 +12,9 @@ compiled steps are in ``_engine/_definiteboost_steps.pyx``; the loop around them
 the engine's (:func:`sklearn_bregman._engine.definiteboost`).
 """
 
+import copy
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -37,12 +39,40 @@ from .._utils._sklearn_compat import Interval, StrOptions
 from .._utils._state import fit_context
 from .._utils._warnings import warn
 from ._base import (
+    FACTOR_PARAMETERS,
     FactorLearner,
     components_from_metric,
     metric_from_log,
+    refuse_changed,
+    run_attributes,
 )
 
 __all__ = ["DefiniteBoost"]
+
+
+class _Start(NamedTuple):
+    """What DefiniteBoost's first call sets up: the initial factor (None with
+    ``init='identity'``), the basis U of W and the thin SVD's ``s``, ``Vt``,
+    the trace normalisation, the normalised initial coordinates and log W_1."""
+
+    factor: object
+    U: np.ndarray
+    s: np.ndarray
+    Vt: np.ndarray
+    scale: float
+    G_norm: np.ndarray
+    log_w1: np.ndarray
+
+
+#: The attributes of a run before any (a stream's first call, or nothing binds).
+_NO_RUN = {"n_iter_": 0, "converged_": True, "max_violation_": 0.0, "n_projections_": 0,
+           "n_evals_": 0, "dual_objective_": 0.0}
+
+
+def _run_attributes(result):
+    """A DefiniteBoost run's attributes: the shared ones and its own."""
+    return {**run_attributes(result), "n_evals_": result.n_evals,
+            "dual_objective_": result.dual_objective}
 
 
 class DefiniteBoost(FactorLearner):
@@ -258,6 +288,7 @@ class DefiniteBoost(FactorLearner):
         "init": [StrOptions({"kernel", "identity"})],
         "learning_rate": [Interval(Real, 0, None, closed="neither")],
     }
+    _learns_from = ("pairs",)
 
     def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
                  kernel_params=None, rank=None, factor_tol=1e-6, low_rank="cholesky",
@@ -309,129 +340,160 @@ class DefiniteBoost(FactorLearner):
         self : object
             The fitted estimator.
         """
-        X = enter(self, X, reset=True, ensure_min_samples=2).in_memory(
-            "DefiniteBoost.fit")
-        rng = check_random_state(self.random_state)
-        U, G_norm = self._start(X, y)
-        res = resolve_pair_constraints(self, y, constraints, InMemoryRows(G_norm), None,
-                                       X.shape[0], rng)
-        pairs = res.pairs
-        generated = (np.ones(len(pairs), bool) if constraints is None
-                     else np.isnan(check_pairs(constraints, X.shape[0]).bound))
-        V, active = self._constraint_vectors(U, pairs, generated, res.source)
-        dual = np.zeros(len(pairs))
-        if active.size and U.shape[1] > 1:
-            result = definiteboost(
-                V[active], pairs.sign[active], pairs.bound[active], self._log_w,
-                selection=self.selection, exact=self.projection == "exact",
-                dual_correction=self.dual_correction, tol=self.tol,
-                max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
-                owner=type(self).__name__,
-            )
-            self._log_w = result.state
-            dual[active] = result.dual
-        elif active.size:
-            result = self._rank_one_result(V[active], pairs.sign[active],
-                                           pairs.bound[active])
-        else:
-            result = None  # nothing binds
-        self._set_run_attributes(pairs, dual, result)
-        self._set_kernel_attributes()
-        return self
+        return self._fit(X, y, constraints, stream=False)
 
     @fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None, distances=None):
-        """One MEG pass (Tsuda et al. eq. 4 / 7) over a batch of distance examples.
+    def partial_fit(self, X, y=None, constraints=None):
+        """Learn online from a batch of labels or pair constraints: one MEG pass.
 
-        The first call (when the estimator is not fitted) sets up the
-        initial kernel on ``X``; later calls continue from the current W,
-        on the same training points.
+        The contract of the other learners' ``partial_fit``: each call's pairs
+        are drawn from its labels ``y`` or given as ``constraints`` over the
+        rows of its ``X``; the first call (when the estimator is not fitted)
+        sets up the initial kernel on its ``X`` and fixes the random stream
+        of the draws; later calls (and a call after ``fit``) continue from
+        the current W, their points entering through the initial factor's
+        map as ``transform`` maps new points (``init='identity'`` is
+        transductive: every call then takes the first call's points).  Each
+        pair of the batch is one example of the Matrix Exponentiated Gradient
+        update (Tsuda et al. eq. 4, in the stable form of eq. 7), in order:
+        its target is its bound (given, or set by the ``bounds`` rule on the
+        initial kernel normalised to trace one, as ``fit`` sets them), the
+        squared loss of the paper.  Unlike the Bregman projections of ``fit``
+        and of the other learners' streams, MEG keeps no duals and ends at no
+        optimum of the constraints seen: ``converged_``, ``max_violation_``
+        and ``n_iter_`` stay those of the last ``fit`` (True, 0.0 and 0 when
+        the stream started the estimator).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            The training points (the same ones at every call).
+            The batch's points (with ``init='identity'``: the first call's).
         y : array-like of shape (n_samples,), default=None
-            Class labels: when ``distances`` is None, pairs are drawn from
-            them and their targets are the ``bounds`` of the initial kernel.
-        distances : array-like of shape (n_examples, 3), default=None
-            Rows ``(i, j, target)``: the squared distance of points i and j
-            (``i != j``) under the trace-one kernel should be ``target``, in
-            [0, 2] (no trace-one kernel puts two points further apart).
-            Visited in order.
+            The batch's class labels; pairs among its points are drawn from
+            them when ``constraints`` is None.
+        constraints : PairConstraints or array-like of shape (n_constraints, 3 or 4), default=None
+            Pairs ``i, j, sign[, bound]`` over the rows of this batch's ``X``;
+            a bound is the pair's target squared distance under the trace-one
+            kernel, in [0, 2] (no trace-one kernel puts two points further
+            apart).
 
         Returns
         -------
         self : object
-            The fitted estimator.
+            The fitted estimator.  ``constraints_`` are the batch's pairs with
+            their targets; ``n_examples_seen_`` and ``total_loss_`` count the
+            stream.
         """
-        first = not hasattr(self, "_log_w")
-        X = enter(self, X, reset=first, fitting=True, ensure_min_samples=2).in_memory(
-            "DefiniteBoost.partial_fit")
-        rng = check_random_state(self.random_state)
-        if first:
-            U, G_norm = self._start(X, y)
-            self._set_run_attributes(None, np.zeros(0), None)
+        return self._fit(X, y, constraints, stream=True)
+
+    def _fit(self, X, y, constraints, *, stream):
+        """``fit`` (Bregman projections), or a ``partial_fit`` call (MEG
+        steps): one body.  The data enter; the initial kernel is set up (a
+        fit, or a stream's first call) or taken from the fitted model; the
+        batch's pairs are resolved once, in the basis of W; the steps run;
+        the fitted attributes are set in one place, at the end."""
+        name = type(self).__name__
+        continuing = stream and "_start_state" in vars(self)
+        if continuing:
+            refuse_changed(self, self._fixed)
+        X = enter(self, X, reset=not continuing, fitting=True,
+                  ensure_min_samples=2).in_memory(f"{name}.{'partial_fit' if stream else 'fit'}")
+        if continuing:
+            start, rng = self._start_state, copy.deepcopy(self._rng)
+            U, G_norm = self._batch_coordinates(start, X)
+            log_w, fitted = self._log_w, {}
         else:
-            U, G_norm = self._basis, self._g_norm
-            if X.shape[0] != U.shape[0]:
-                raise ValueError(
-                    f"partial_fit learns a kernel on the {U.shape[0]} training points of "
-                    f"the first call; X has {X.shape[0]} samples."
-                )
+            rng = check_random_state(self.random_state)
+            start = self._start(X, y)
+            U, G_norm, log_w = start.U, start.G_norm, start.log_w1
+            fitted = {"_start_state": start, "factor_": start.factor,
+                      "pivots_": None if start.factor is None else start.factor.pivots_,
+                      "rank_": start.U.shape[1] if start.factor is not None else X.shape[0],
+                      **_NO_RUN, "n_examples_seen_": 0, "total_loss_": 0.0,
+                      "_fixed": self._parameters_fixed()}
         n = X.shape[0]
-        if distances is not None:
-            ex = np.asarray(distances, dtype=np.float64)
-            if ex.ndim != 2 or ex.shape[1] != 3:
-                raise ValueError(
-                    f"distances must have shape (n_examples, 3) with rows (i, j, target); "
-                    f"got shape {ex.shape}."
-                )
-            bad = np.flatnonzero(~np.isfinite(ex[:, 2]) | (ex[:, 2] < 0) | (ex[:, 2] > 2))
-            if bad.size:
-                raise ValueError(
-                    "distances: targets are squared distances under a trace-one kernel, "
-                    f"which lie in [0, 2]; row {bad[0]} has {float(ex[bad[0], 2])!r}."
-                )
-            idx = ex[:, :2]
-            bad = np.flatnonzero(~np.isfinite(idx).all(1) | (idx != np.round(idx)).any(1)
-                                 | (idx < 0).any(1) | (idx >= n).any(1))
-            if bad.size:
-                raise ValueError(
-                    f"distances: the first two columns must be row indices in [0, {n}); "
-                    f"row {bad[0]} has {ex[bad[0], :2].tolist()}."
-                )
-            bad = np.flatnonzero(idx[:, 0] == idx[:, 1])
-            if bad.size:
-                raise ValueError(
-                    f"distances: row {bad[0]} joins point {int(idx[bad[0], 0])} to itself "
-                    "(i == j); its distance is 0 under every kernel."
-                )
-            i, j, target = idx[:, 0].astype(np.intp), idx[:, 1].astype(np.intp), ex[:, 2]
+        res = resolve_pair_constraints(self, y, constraints, InMemoryRows(G_norm), None, n,
+                                       rng)
+        pairs = res.pairs
+        if stream:
+            log_w, loss = self._meg(U, pairs, log_w)
+            seen = self.n_examples_seen_ if continuing else 0
+            total = self.total_loss_ if continuing else 0.0
+            fitted.update(constraints_=pairs, dual_coef_=np.zeros(len(pairs)),
+                          n_examples_seen_=seen + len(pairs), total_loss_=total + loss,
+                          _rng=rng)
         else:
-            pairs = resolve_pair_constraints(self, y, None, InMemoryRows(G_norm), None, n,
-                                             rng).pairs
-            i, j, target = pairs.i, pairs.j, pairs.bound
-        if U.shape[1] > 1 and len(target):
-            V = np.ascontiguousarray(U[i] - U[j])
-            log_w = self._log_w.copy()
-            pred = meg_steps(V, np.ascontiguousarray(target), float(self.learning_rate),
-                             log_w)
-            if not (moderate_state(log_w, log=True) and np.isfinite(pred).all()):
-                # the one guard of every engine's state (as the sweeps)
-                raise ValueError(
-                    f"partial_fit: the MEG updates with learning_rate={self.learning_rate!r} "
-                    "drove the kernel beyond double precision; this call's updates are "
-                    "discarded. Use a smaller learning_rate."
+            generated = (np.ones(len(pairs), bool) if constraints is None
+                         else np.isnan(check_pairs(constraints, n).bound))
+            V, active = self._constraint_vectors(U, G_norm, pairs, generated, res.source)
+            dual = np.zeros(len(pairs))
+            if active.size and U.shape[1] > 1:
+                result = definiteboost(
+                    V[active], pairs.sign[active], pairs.bound[active], log_w,
+                    selection=self.selection, exact=self.projection == "exact",
+                    dual_correction=self.dual_correction, tol=self.tol,
+                    max_iter=self.max_iter, random_state=rng, verbose=self.verbose,
+                    owner=name,
                 )
-            renormalise_log_trace(log_w)
-            self._log_w = log_w
-            self.total_loss_ += float(((pred - target) ** 2).sum())
-        self.n_examples_seen_ += len(target)
-        self._set_kernel_attributes()
+                log_w = result.state
+                dual[active] = result.dual
+                fitted.update(_run_attributes(result))
+            elif active.size:
+                fitted.update(_run_attributes(self._rank_one_result(
+                    V[active], pairs.sign[active], pairs.bound[active], log_w)))
+            # (nothing binds: no run, the start's attributes)
+            fitted.update(constraints_=pairs, dual_coef_=dual, _rng=rng)
+        factor = fitted["factor_"] if "factor_" in fitted else self.factor_
+        fitted.update(self._kernel_attributes(start, log_w, factor))
+        for attribute, value in fitted.items():
+            setattr(self, attribute, value)
         return self
 
-    def _rank_one_result(self, V, sign, bound):
+    def _parameters_fixed(self):
+        """What the first call fixes for the calls that continue it."""
+        return {name: getattr(self, name) for name in (*FACTOR_PARAMETERS, "init",
+                                                        "random_state")}
+
+    def _batch_coordinates(self, start, X):
+        """A later batch's points in the basis U of W, and normalised to the
+        trace-one initial kernel (the bounds are measured on them)."""
+        if start.factor is None:  # init='identity': transductive
+            if X.shape[0] != start.U.shape[0]:
+                raise ValueError(
+                    f"{type(self).__name__}.partial_fit with init='identity' learns a kernel "
+                    f"on the {start.U.shape[0]} points of the first call (the identity "
+                    f"kernel gives new points no coordinates); X has {X.shape[0]} samples."
+                )
+            return start.U, start.G_norm
+        G = start.factor.transform(X)
+        return np.ascontiguousarray((G @ start.Vt.T) / start.s), G / start.scale
+
+    def _meg(self, U, pairs, log_w):
+        """One MEG pass (eq. 7) over the pairs, in order: the new log W and
+        the total squared loss of the predictions made before each update."""
+        target = np.ascontiguousarray(pairs.bound, dtype=np.float64)
+        bad = np.flatnonzero(target > 2)
+        if bad.size:
+            raise ValueError(
+                "constraints: bounds are the pairs' target squared distances under a "
+                "trace-one kernel, which lie in [0, 2]; row "
+                f"{bad[0]} has {float(target[bad[0]])!r}.")
+        if U.shape[1] < 2 or not len(target):
+            return log_w, 0.0
+        V = np.ascontiguousarray(U[pairs.i] - U[pairs.j])
+        log_w = log_w.copy()
+        pred = meg_steps(V, target, float(self.learning_rate), log_w)
+        if not (moderate_state(log_w, log=True) and np.isfinite(pred).all()):
+            # the one guard of every engine's state (as the sweeps)
+            raise ValueError(
+                f"partial_fit: the MEG updates with learning_rate={self.learning_rate!r} "
+                "drove the kernel beyond double precision; this call's updates are "
+                "discarded. Use a smaller learning_rate."
+            )
+        renormalise_log_trace(log_w)
+        return log_w, float(((pred - target) ** 2).sum())
+
+    def _rank_one_result(self, V, sign, bound, log_w):
         """r = 1: the only trace-one W is [1], so nothing can move; the
         constraints hold as they are or cannot be met (a ConvergenceWarning
         then says how many)."""
@@ -444,49 +506,31 @@ class DefiniteBoost(FactorLearner):
                  f"constraints are violated by more than tol={self.tol} (the largest by "
                  f"{violation[k]:.3g}). Use a kernel of higher rank (kernel, rank) or "
                  "looser bounds (epsilon, bounds).", ConvergenceWarning)
-        return ProjectionResult(state=self._log_w, log_state=True, dual=np.zeros(len(bound)),
+        return ProjectionResult(state=log_w, log_state=True, dual=np.zeros(len(bound)),
                                 targets=bound.copy(), n_iter=0,
                                 converged=not n_violated, skipped=np.zeros(len(bound), bool),
                                 max_violation=float(violation.max()))
 
-    def _set_run_attributes(self, pairs, dual, result):
-        """The attributes of a projection run (``result`` None: no run), and
-        the MEG counters reset."""
-        self.constraints_ = pairs
-        self.dual_coef_ = dual
-        self.n_iter_ = result.n_iter if result else 0
-        self.converged_ = result.converged if result else True
-        self.max_violation_ = result.max_violation if result else 0.0
-        self.n_projections_ = result.n_projections if result else 0
-        self.n_evals_ = result.n_evals if result else 0
-        self.dual_objective_ = result.dual_objective if result else 0.0
-        self.n_examples_seen_ = 0
-        self.total_loss_ = 0.0
-
     def _start(self, X, y=None):
-        """Set up W_1: the basis ``U``, ``log W_1`` and the factor attributes.
-
-        Returns ``U`` and the trace-one-normalised initial coordinates on
-        which bounds are measured.
-        """
+        """W_1: the basis ``U`` of the initial kernel's range (thin SVD
+        ``G0 = U diag(s) Vt``), ``log W_1``, and the trace-one-normalised
+        initial coordinates on which bounds are measured (a :class:`_Start`,
+        assigned to nothing)."""
         if self.init == "identity":
             n = X.shape[0]
             U = np.eye(n)
-            s, Vt = np.ones(n), np.eye(n)
-            self.factor_, self.pivots_, self.rank_ = None, None, n
-            G_norm = U / np.sqrt(n)
+            s, Vt, scale, factor = np.ones(n), np.eye(n), np.sqrt(n), None
+            G_norm = U / scale
         else:
             factor, G = self._initial_factor(InMemoryRows(X), y)
-            self.factor_, self.pivots_, self.rank_ = factor, factor.pivots_, factor.rank_
             G0 = G.all()
             U, s, Vt = orthonormal_basis(G0)
-            G_norm = G0 / np.sqrt((s**2).sum())
-        log_w = np.diag(2.0 * np.log(s) - np.log((s**2).sum()))
-        self._basis, self._sv, self._vt, self._g_norm = U, s, Vt, G_norm
-        self._log_w = np.ascontiguousarray(log_w)
-        return U, G_norm
+            scale = np.sqrt((s**2).sum())
+            G_norm = G0 / scale
+        log_w = np.ascontiguousarray(np.diag(2.0 * np.log(s) - np.log((s**2).sum())))
+        return _Start(factor, U, s, Vt, scale, G_norm, log_w)
 
-    def _constraint_vectors(self, U, pairs, generated, source):
+    def _constraint_vectors(self, U, G_norm, pairs, generated, source):
         """Rows ``u_i - u_j`` and the constraints that can bind.
 
         Zero-length pairs, similar pairs with bound >= |v|^2 and dissimilar
@@ -498,7 +542,7 @@ class DefiniteBoost(FactorLearner):
         V = U[pairs.i] - U[pairs.j]
         nv2 = np.einsum("ij,ij->i", V, V)
         # duplicates are equal rows of G0, not quite of U (rounding of the SVD)
-        zero = zero_length_pairs(self._g_norm, pairs.i, pairs.j)
+        zero = zero_length_pairs(G_norm, pairs.i, pairs.j)
         warn_zero_length(zero, type(self).__name__)
         nv2[zero] = 0.0
         b, sign = pairs.bound, pairs.sign
@@ -522,15 +566,16 @@ class DefiniteBoost(FactorLearner):
         binding = np.where(sign > 0, b < nv2, (b > 0) & ~dropped) & (nv2 > 0)
         return np.ascontiguousarray(V), np.flatnonzero(binding)
 
-    def _set_kernel_attributes(self):
-        """metric_, components_, embedding_ from the state log W (with
-        ``init='identity'`` the factor is I: U = Vt = I, s = 1)."""
-        self.metric_ = metric_from_log(self._log_w, self._sv, self._vt)
-        L = components_from_metric(self.metric_)
+    def _kernel_attributes(self, start, log_w, factor):
+        """metric_, components_, embedding_ of the state log W (with
+        ``init='identity'`` the factor is I: U = Vt = I, s = 1), as a dict."""
+        metric = metric_from_log(log_w, start.s, start.Vt)
+        L = components_from_metric(metric)
         # G0 = U diag(s) Vt, without keeping G0 itself
-        self.embedding_ = (self._basis * self._sv) @ (self._vt @ L.T)
-        self.components_ = self._components(self.factor_, L)
-        self.preprocessor_ = self.preprocessor
+        return {"_log_w": log_w, "metric_": metric,
+                "embedding_": (start.U * start.s) @ (start.Vt @ L.T),
+                "components_": self._components(factor, L),
+                "preprocessor_": self.preprocessor}
 
     def transform(self, X):
         """Map points through the learned linear map (``init='kernel'`` only).

@@ -24,6 +24,7 @@ from ._base import (
     SWEEP_PARAMETERS,
     check_scale,
     components_from_metric,
+    learner_tags,
     map_rows,
     refuse_changed,
     run_attributes,
@@ -423,7 +424,7 @@ class ITMLTransformer(TransactionalMixin, MahalanobisMixin, ClassNamePrefixFeatu
         tags.input_tags.sparse = True  # (up to ITML_SPARSE_MAX_FEATURES features)
         # transform returns float32 for float32 data (_data.output_dtype)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
+        return learner_tags(tags, learns_from=("pairs",))
 
 
 def _well_conditioned(w):

@@ -63,6 +63,7 @@ class _BaseKernelLearner(FactorLearner):
         "ratio": [Interval(Real, 0, None, closed="neither")],
         "max_constraints": [Interval(Integral, 1, None, closed="left"), None],
     }
+    _learns_from = ("pairs", "triplets")
 
     def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
                  kernel_params=None, rank=None, factor_tol=1e-6, low_rank="cholesky",

@@ -31,7 +31,12 @@ from .._factors._kernels import KernelParamsMixin, kernel_parameters
 from .._utils._sklearn_compat import Interval, StrOptions
 from .._utils._state import TransactionalMixin, fit_context
 from .._utils._warnings import column_or_1d, fit_kmeans
-from ._base import LearnedMapMixin, check_factor_scale, components_from_metric
+from ._base import (
+    LearnedMapMixin,
+    check_factor_scale,
+    components_from_metric,
+    learner_tags,
+)
 
 __all__ = ["SKLRClusterer"]
 
@@ -459,4 +464,4 @@ class SKLRClusterer(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
         tags.input_tags.sparse = self.kernel != "precomputed"
         # transform returns float32 for float32 data (_data.output_dtype)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
-        return tags
+        return learner_tags(tags, learns_from=("triplets",))

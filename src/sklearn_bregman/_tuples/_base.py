@@ -10,7 +10,6 @@ through the fitted learner.
 """
 
 import copy
-import inspect
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
@@ -24,6 +23,7 @@ from .._data._inputs import (
     tuple_form,
     unique_identifiers,
 )
+from .._learners._base import learns_from
 from .._learners._metric import MetricMixin
 from .._utils._sklearn_compat import InvalidParameterError
 from .._utils._state import TransactionalMixin
@@ -97,11 +97,11 @@ def _inner_is_linear(self):
 
 def inner_streams(meta):
     """Whether the wrapped learner learns from a stream of the meta-estimator's
-    tuples: a ``partial_fit`` that takes them as its ``_fit_keyword``
-    (``constraints``: not DefiniteBoost's, which takes target distances;
-    ``triplets``: the kernel learners, not SKLR, which has none)."""
-    fit = getattr(meta.estimator, "partial_fit", None)
-    return fit is not None and meta._fit_keyword in inspect.signature(fit).parameters
+    tuples: it declares it learns from them (its tags' ``learns_from``) and
+    has a ``partial_fit``, which then takes them with ``fit``'s contract (the
+    kernel learners for triplets; not SKLR, which has none)."""
+    est = meta.estimator
+    return hasattr(est, "partial_fit") and meta._name in learns_from(est)
 
 
 class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, ClassifierMixin,
@@ -124,24 +124,17 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
                  "DefiniteBoost")
 
     def _check_learner(self):
-        """``estimator`` checked before it is cloned: its ``fit`` must take
-        the tuples as ``_fit_keyword`` (an explicit parameter, or ``**kwargs``
-        that may route it), or the fit would fail later on an unexpected
-        keyword argument."""
+        """``estimator`` checked before it is cloned: a learner that declares
+        it learns from these tuples (its tags' ``learns_from``; its ``fit``
+        then takes them as ``fit(X, _fit_keyword=...)``)."""
         est = self.estimator
-        try:
-            params = inspect.signature(est.fit).parameters
-        except (TypeError, ValueError):  # no signature to read: let fit say
-            return
-        if self._fit_keyword in params or any(
-                p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        if self._name in learns_from(est):
             return
         owner, what = type(self).__name__, self._name[:-1]
         raise InvalidParameterError(
             f"The 'estimator' parameter of {owner} must be a {what} learner, whose fit "
             f"takes the {self._name} as fit(X, {self._fit_keyword}=...): "
-            f"{self._learners}. Got {est!r}, whose fit{inspect.signature(est.fit)} has "
-            f"no '{self._fit_keyword}' parameter."
+            f"{self._learners}. Got {est!r}, which does not learn from {self._name}."
         )
 
     def _fit_inner(self, X, tuples, signs, classes, *, partial):
