@@ -434,3 +434,107 @@ def test_a_divergence_built_from_the_recipe_fits_and_streams():
         assert start.converged_ and start.n_constraints_kept_ > 0
         assert start.transform(X[:3]).shape == (3, start.rank_)
     RecipeLearner(**kw).partial_fit(X, constraints=rc).partial_fit(X, y)
+
+
+#: Private names of other libraries' protocols that the package uses by design:
+#: scikit-learn's declarative parameter validation, and the stack walk of the
+#: one warning helper.
+FOREIGN_PROTOCOL = {"_parameter_constraints", "_getframe"}
+#: What the data-entry functions set on the estimator passed to them, as
+#: scikit-learn's validate_data does (its contract): nothing else.
+DATA_ENTRY_ATTRIBUTES = {"n_features_in_", "feature_names_in_"}
+
+
+def _defined_names(tree):
+    """Names a module defines: functions, classes, their methods and class
+    attributes, and attributes it sets on ``self``."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+                elif isinstance(target, ast.Attribute):
+                    names.add(target.attr)
+    return names
+
+
+def test_no_module_reaches_into_another_modules_private_names():
+    """No module imports an underscored name from another module of the
+    package, or reads ``obj._name`` of a name that only another module
+    defines (a private method or attribute of an object of another module):
+    a module's private names are used where they are defined, on ``self``
+    or on objects of its own classes."""
+    offenders = []
+    for name, path in _modules().items():
+        tree = ast.parse(path.read_text())
+        own = _defined_names(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (
+                    node.level or (node.module or "").startswith("sklearn_bregman")):
+                offenders += [f"{name}:{node.lineno} imports {a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__")]
+            if (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                    and not node.attr.startswith("__") and node.attr not in FOREIGN_PROTOCOL):
+                base = node.value
+                if isinstance(base, ast.Name) and base.id in ("self", "cls"):
+                    continue
+                if isinstance(base, ast.Call) and getattr(base.func, "id", None) == "super":
+                    continue
+                if node.attr not in own:
+                    offenders.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    assert not offenders
+
+
+def test_no_module_sets_attributes_on_objects_it_was_given():
+    """No function sets (or deletes) an attribute of an object passed to it,
+    but ``self``: containers, streams, rows and results are never decorated
+    from outside (the resolution of a fit's constraints is a new value).
+    The one exception is scikit-learn's contract for where data enters:
+    ``validate_data`` and its dask counterpart set ``n_features_in_`` and
+    ``feature_names_in_`` on the estimator they validate for."""
+    offenders = []
+    for name, path in _modules().items():
+        for f in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(f, (ast.FunctionDef, ast.Lambda)):
+                continue
+            args = f.args
+            params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+            params -= {"self", "cls"}
+            for node in ast.walk(f):
+                targets = []
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [node.target]
+                elif isinstance(node, ast.Delete):
+                    targets = node.targets
+                for target in targets:
+                    if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                            and target.value.id in params
+                            and target.attr not in DATA_ENTRY_ATTRIBUTES):
+                        offenders.append(f"{name}:{node.lineno} {ast.unparse(target)}")
+                if (isinstance(node, ast.Call) and getattr(node.func, "id", None)
+                        in ("setattr", "delattr") and node.args
+                        and isinstance(node.args[0], ast.Name) and node.args[0].id in params):
+                    offenders.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    assert not offenders
+
+
+def test_the_kernel_learners_branch_on_no_divergence_name():
+    """Everything that depends on the divergence is the strategy's
+    (``_learners/_divergences.py``): no module compares a kernel learner's
+    divergence or its name, and the engine looks divergences up in its
+    registries (``SWEEPS``, ``LOG_STATE``).  (NearestCorrelation's
+    ``divergence`` is a parameter of its own, choosing among three solvers of
+    another problem.)"""
+    offenders = []
+    for name, path in _modules().items():
+        text = path.read_text()
+        patterns = ["_divergence ==", "_divergence !="]
+        if not name.endswith("_nearest_correlation"):
+            patterns += ['== "vonneumann"', '== "logdet"', '!= "vonneumann"', '!= "logdet"']
+        offenders += [f"{name}: {pattern}" for pattern in patterns if pattern in text]
+    assert not offenders

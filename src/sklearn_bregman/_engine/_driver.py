@@ -103,7 +103,7 @@ class ProjectionResult:
     def metric(self):
         """The metric M of the state: ``state``, or ``exp(state)`` when it is
         held as a logarithm."""
-        return _sym_exp(self.state) if self.log_state else self.state
+        return sym_exp(self.state) if self.log_state else self.state
 
 
 @dataclass
@@ -423,15 +423,15 @@ class Residuals:
         return int(np.count_nonzero(self.violation > self.tol))
 
 
-def _sym_fun(A, fun):
+def sym_fun(A, fun):
     """``fun(A)`` of a symmetric matrix by its eigendecomposition."""
     w, Q = linalg.eigh(A)
     return (Q * fun(w)) @ Q.T
 
 
-def _sym_exp(L):
+def sym_exp(L):
     """``exp(L)`` of a symmetric matrix by its eigendecomposition."""
-    return _sym_fun(L, np.exp)
+    return sym_fun(L, np.exp)
 
 
 def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3):
@@ -462,7 +462,7 @@ def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3)
         ``detail`` holds ``(p, t)``: squared distances and targets.
     """
     log_state = weight is not None
-    p = pair_sqdist(G, constraints.i, constraints.j, _sym_exp(M) if log_state else M)
+    p = pair_sqdist(G, constraints.i, constraints.j, sym_exp(M) if log_state else M)
     # a skipped pair joins two points that coincide in the factor: distance 0
     # under every metric, held to its bound (never visited, its target is the
     # bound): a dissimilar one with a positive bound can never be met

@@ -24,8 +24,8 @@ from ._driver import (
     ProjectionResult,
     Residuals,
     SweepStats,
-    _sym_exp,
     sweep_until_settled,
+    sym_exp,
 )
 from ._linear import logdet_linear_sweep
 from ._vn_linear import vonneumann_linear_sweep
@@ -118,7 +118,7 @@ def linear_residuals(rows, state, nu, xi, *, log_state, tol):
     target, never visited) and flagged ``fixed``: a violated one makes the
     run unconverged (:func:`~._driver.sweep_until_settled`).
     """
-    X = _sym_exp(state) if log_state else state
+    X = sym_exp(state) if log_state else state
     f, size = row_values(rows, X, sizes=True)
     f[rows.skipped] = 0.0
     size[rows.skipped] = 0.0

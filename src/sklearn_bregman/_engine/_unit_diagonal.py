@@ -23,9 +23,9 @@ from ._driver import (
     Residuals,
     SweepStats,
     UnitDiagonalResult,
-    _sym_exp,
-    _sym_fun,
     sweep_until_settled,
+    sym_exp,
+    sym_fun,
 )
 from ._vonneumann import vonneumann_pair_sweep
 
@@ -564,7 +564,7 @@ def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
         ``log K``.
     """
     n = K0.shape[0]
-    L0 = _sym_fun(K0, np.log)
+    L0 = sym_fun(K0, np.log)
     L = np.ascontiguousarray(L0.copy())
     U = np.vstack([np.eye(n), np.zeros((1, n))])
     rows = np.arange(n, dtype=np.intp)
@@ -580,7 +580,7 @@ def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
         return SweepStats(n_moved=stats[2], n_evals=stats[3])
 
     def residuals(state):
-        diag = np.diag(_sym_exp(state))
+        diag = np.diag(sym_exp(state))
         return Residuals(np.abs(diag - 1.0), np.zeros(0), tol, detail=(diag, bound))
 
     out = sweep_until_settled(
@@ -591,7 +591,7 @@ def vonneumann_nearest_correlation(K0, *, tol, max_iter, verbose, owner):
         measure_name="largest dual step",
         progress=lambda stats: f"{stats.n_moved} of {n} rows moved",
     )
-    K = _sym_exp(L)
+    K = sym_exp(L)
     K = (K + K.T) / 2
     diag = np.diag(K).copy()
     alpha = -np.diag(L - L0).copy()

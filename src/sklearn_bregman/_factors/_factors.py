@@ -49,12 +49,12 @@ from .._utils._sklearn_compat import num_samples
 from .._utils._warnings import warn
 from ._kernels import (
     AdaptiveGaussian,
-    _not_finite_message,
     check_finite_coordinates,
     check_precomputed,
     kernel_columns,
     kernel_diagonal,
     kernel_source,
+    not_finite_message,
     pivot_columns,
 )
 
@@ -1080,7 +1080,7 @@ class SpectralFactor:
                 if frobenius:
                     fro2 += float(np.einsum("ij,ij->", Kb, Kb))
         if not (np.isfinite(out).all() and np.isfinite(fro2)):
-            raise ValueError(_not_finite_message(
+            raise ValueError(not_finite_message(
                 "Sums of the kernel values (finite, but too large to add up)",
                 self.kernel, self.params, (X,)))
         return (out, fro2) if frobenius else out

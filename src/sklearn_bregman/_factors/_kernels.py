@@ -150,7 +150,7 @@ _KERNEL_ARGS = {"rbf": ("gamma",), "laplacian": ("gamma",),
                 "adaptive_rbf": ("n_neighbors",)}
 
 
-def _not_finite_message(what, kernel, params, arrays):
+def not_finite_message(what, kernel, params, arrays):
     """Error message for kernel values (or coordinates built from them) that
     are not finite: names the kernel, its parameters and what to check."""
     if callable(kernel):
@@ -176,7 +176,7 @@ def check_finite_kernel(K, kernel, params, *arrays):
     are NaN or infinite (``arrays``: the points, for the scale in the
     message).  O(K.size), like computing K."""
     if not np.isfinite(K).all():
-        raise ValueError(_not_finite_message("The kernel values", kernel, params, arrays))
+        raise ValueError(not_finite_message("The kernel values", kernel, params, arrays))
     return K
 
 
@@ -184,7 +184,7 @@ def check_finite_coordinates(Z, kernel, params, X):
     """Return the out-of-sample coordinates Z of the points X, or raise a
     ValueError if finite kernel values overflowed once mapped."""
     if not np.isfinite(Z).all():
-        raise ValueError(_not_finite_message(
+        raise ValueError(not_finite_message(
             "The factor's coordinates of the new points (finite kernel values mapped "
             "through the training factor)", kernel, params, (X,)))
     return Z

@@ -28,7 +28,7 @@ from .._engine import max_squared_norm
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .._utils._sklearn_compat import HasMethods, Interval, StrOptions
 from .._utils._state import TransactionalMixin
-from ._metric import MahalanobisMixin, MetricMixin
+from ._metric import MahalanobisMixin, MetricMixin, linear_point_map
 
 #: Parameter constraints common to every learner driven by pair constraints
 #: (scikit-learn's declarative validation, checked once at the top of fit).
@@ -167,7 +167,7 @@ class LearnedMapMixin(MetricMixin):
 
     def _point_map(self):
         if _linear_in_input(self):
-            return MahalanobisMixin._point_map(self)
+            return linear_point_map(self.components_)
         return partial(_map_through, self.factor_, self.components_.copy(),
                        type(self).__name__)
 

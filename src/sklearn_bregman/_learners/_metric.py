@@ -166,6 +166,13 @@ class MetricMixin:
         return metric
 
 
+def linear_point_map(components):
+    """The map ``X -> X L'`` of a learned map linear in the input (a copy of
+    ``L = components``: a later fit does not change it)."""
+    L = np.array(components, copy=True)
+    return lambda X: X @ L.T
+
+
 class MahalanobisMixin(MetricMixin):
     """The metric surface of a learned map linear in the input:
     ``transform(X) = X @ components_.T``, so that the learned squared
@@ -173,8 +180,7 @@ class MahalanobisMixin(MetricMixin):
     :math:`M = L^T L`, ``L = components_``."""
 
     def _point_map(self):
-        L = self.components_.copy()
-        return lambda X: X @ L.T
+        return linear_point_map(self.components_)
 
     def get_mahalanobis_matrix(self):
         """The learned Mahalanobis matrix :math:`M = L^T L`.

@@ -233,10 +233,28 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
         return self._tuple_coordinates(tuples, self._size, self._name)
 
     def _point_map(self):
-        est = self.estimator_
-        if isinstance(est, MetricMixin):
-            return est._point_map()
-        return copy.copy(est).transform
+        # (an inner learner that is not one of the package's: its transform,
+        # on a shallow copy that a later fit does not change)
+        return copy.copy(self.estimator_).transform
+
+    def get_metric(self):
+        """The learned distance as a function of two points.
+
+        The inner learner's ``get_metric()`` when it has one (the package's
+        learners), else the distance after its ``transform``: ``d(u, v,
+        squared=False)`` takes two 1-D points of ``n_features_in_`` values
+        (not identifiers), works as ``NearestNeighbors(metric=d)``, and keeps
+        the map of the fit it was taken from.
+
+        Returns
+        -------
+        metric : callable
+            ``metric(u, v, squared=False) -> float``.
+        """
+        check_is_fitted(self)
+        if isinstance(self.estimator_, MetricMixin):
+            return self.estimator_.get_metric()
+        return super().get_metric()
 
     def _fitted(self, est, X, tuples, classes):
         """The fitted attributes of a call that fitted the inner learner
