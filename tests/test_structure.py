@@ -2,6 +2,7 @@
 
 import ast
 import importlib
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -538,3 +539,66 @@ def test_the_kernel_learners_branch_on_no_divergence_name():
             patterns += ['== "vonneumann"', '== "logdet"', '!= "vonneumann"', '!= "logdet"']
         offenders += [f"{name}: {pattern}" for pattern in patterns if pattern in text]
     assert not offenders
+
+
+def _calls_on_the_way(call, target="pair_projections"):
+    """Run ``call`` and return (the functions called from the learner's
+    ``_fit`` down to the engine's ``target``, the count of each validation
+    function's calls)."""
+    import sys
+
+    path, counts = [], {}
+    checks = {"constraints_of_fit", "check_pairs", "validate_pairs", "check_triplets",
+              "validate_triplets", "check_triplet_constraints"}
+
+    def profile(frame, event, arg):
+        if event != "call":
+            return
+        name = frame.f_code.co_name
+        if name in checks:
+            counts[name] = counts.get(name, 0) + 1
+        if name == target and not path:
+            chain, f = [], frame
+            while f is not None and f.f_code.co_name != "_fit":
+                chain.append((f.f_code.co_name, f.f_globals["__name__"]))
+                f = f.f_back
+            path.extend(reversed(chain))
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return path, counts
+
+
+@pytest.mark.parametrize("constraints", ["array", "container"])
+def test_fit_and_partial_fit_reach_the_engine_through_the_same_function(constraints):
+    """The constraints of LogDetKernelLearner.fit and partial_fit take one
+    path from the one body ``_fit`` to the engine (three calls: the run's
+    ``swept``, the divergence's ``sweep_pairs``, the engine's
+    ``pair_projections``), checked once on the way."""
+    from sklearn_bregman.constraints import PairConstraints
+
+    X, _ = load_iris(return_X_y=True)
+    pairs = np.array([[0, 60, -1], [1, 2, 1], [50, 51, 1], [3, 120, -1]])
+    given = pairs if constraints == "array" else PairConstraints(*pairs.T)
+    seen = {}
+    for method in ("fit", "partial_fit"):
+        est = LogDetKernelLearner(kernel="rbf", rank=8, random_state=0)
+        seen[method] = _calls_on_the_way(partial(getattr(est, method), X,
+                                                 constraints=given))
+    (fit_path, fit_counts), (stream_path, stream_counts) = seen["fit"], seen["partial_fit"]
+    assert fit_path == stream_path
+    assert [function for function, _ in fit_path] == ["swept", "sweep_pairs",
+                                                      "pair_projections"]
+    # one module after another, none left and come back to
+    modules = [module for _, module in fit_path]
+    assert modules == ["sklearn_bregman._learners._stream",
+                       "sklearn_bregman._learners._divergences",
+                       "sklearn_bregman._engine._driver"]
+    assert fit_counts == stream_counts
+    # checked once: an array by the pairs' rules, a container (validated when
+    # built, read-only since) only against the data's size
+    assert fit_counts.get("check_pairs") == 1 and fit_counts.get("constraints_of_fit") == 1
+    assert fit_counts.get("validate_pairs", 0) == (1 if constraints == "array" else 0)

@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._engine import pair_sqdist
+from ._containers import pair_constraints_of_valid
 from ._validation import check_bound_values
 
 __all__ = ["percentile_bounds", "percentile_pairs", "percentiles", "set_pair_bounds"]
@@ -87,7 +88,8 @@ def set_pair_bounds(constraints, G, M=None, *, bounds="percentile", epsilon=0.25
             bound[sim] = upper
             bound[dis] = lower
     check_bound_values(bound, allow_nan=False, owner=source)
-    return constraints.with_bound(bound)
+    # (the pairs' other fields were validated when they were built)
+    return pair_constraints_of_valid(constraints.i, constraints.j, constraints.sign, bound)
 
 
 def _two_bounds(bounds):

@@ -89,8 +89,9 @@ def cholesky_step(values, G, g_p, d_p, d, earlier):
 
     In NumPy, not the compiled ``cholesky_append`` of CSI: its product runs
     on SciPy's BLAS, and alternating it with the kernel column's products
-    on NumPy's BLAS made two thread pools spin against each other (2.5x
-    slower than a NumPy loop with two threads, benchmarks/bench_rpcholesky.py).
+    on NumPy's BLAS made two thread pools spin against each other (slower
+    than a NumPy loop with two threads: benchmarks/bench_rpcholesky.py
+    measures both).
 
     Parameters
     ----------

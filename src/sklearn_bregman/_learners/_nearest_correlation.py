@@ -55,8 +55,8 @@ __all__ = ["NearestCorrelation"]
 VONNEUMANN_MAX_N = 2000
 
 #: Largest n of ``divergence='frobenius'``: it holds several dense n x n
-#: arrays (C, G, the eigenvectors, X: about 7 n^2 doubles at the peak,
-#: measured 6.8 at n = 2000; 5.6 GB at n = 10,000) and an iteration costs an
+#: arrays (C, G, the eigenvectors, X: about 7 n^2 doubles at the peak, 5.6 GB
+#: at n = 10,000) and an iteration costs an
 #: O(n^3) eigendecomposition.
 FROBENIUS_MAX_N = 10000
 
@@ -172,8 +172,8 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
       often hundreds of iterations.
 
     Each iteration (and each line-search trial) costs one dense
-    eigendecomposition, :math:`O(n^3)` (1.4 s for a whole fit at n = 1000,
-    10 s at n = 2000 on one core), and the run holds about seven n x n
+    eigendecomposition, :math:`O(n^3)` (the user guide's nearest-correlation
+    page gives the times against n), and the run holds about seven n x n
     arrays of doubles at its peak (C, G, the eigenvectors, X ...): n is
     limited to ``FROBENIUS_MAX_N`` = 10,000 (about 5.6 GB), refused before
     any :math:`O(n^3)` work.  The result lies on the boundary of the cone
