@@ -350,3 +350,88 @@ def test_zero_length_pairs_are_reported_once_and_held_to_their_bounds():
     with pytest.warns(ConvergenceWarning, match="cannot be met"):
         est.partial_fit(X[batches[2]], y[batches[2]])
     assert not est.converged_
+
+
+# --------------------------------------------------------------------------
+# Every learner's partial_fit, through the classes of input and of call
+# sequence users produce (shared/SURFACE.md)
+# --------------------------------------------------------------------------
+
+def _streamers():
+    return {
+        "ITML": lambda: ITMLTransformer(n_constraints=30, random_state=0),
+        "LogDet": lambda: LogDetKernelLearner(kernel="rbf", gamma=0.1, rank=8,
+                                              n_constraints=30, random_state=0),
+        "vonNeumann": lambda: VonNeumannKernelLearner(kernel="rbf", gamma=0.1, rank=8,
+                                                      n_constraints=30, random_state=0),
+        "LogDet rows": lambda: LogDetKernelLearner(
+            kernel="rbf", gamma=0.1, rank=8, n_constraints=30, label_constraints="relative",
+            random_state=0),
+        "DefiniteBoost": lambda: DefiniteBoost(kernel="rbf", gamma=0.1, rank=8,
+                                               n_constraints=30, random_state=0),
+    }
+
+
+def _forms():
+    import pandas as pd
+    import scipy.sparse as sp
+
+    return {
+        "csr_matrix": sp.csr_matrix, "csc_array": sp.csc_array, "coo_matrix": sp.coo_matrix,
+        "lil_array": sp.lil_array, "dataframe": pd.DataFrame, "list": lambda A: A.tolist(),
+        "float32": lambda A: A.astype(np.float32),
+    }
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("form", sorted(_forms()))
+@pytest.mark.parametrize("learner", sorted(_streamers()))
+def test_every_streamer_takes_every_input_form_as_its_dense_copy(learner, form):
+    """Batches as sparse matrices and arrays (every format), a DataFrame, a
+    list, float32: the model of the dense stream (to float32's rounding),
+    and the user's batch unchanged."""
+    X, y, batches = wine_batches(3)
+    dense, other = _streamers()[learner](), _streamers()[learner]()
+    convert = _forms()[form]
+    for b in batches:
+        given = convert(X[b])
+        before = pickle.dumps(given)
+        dense.partial_fit(X[b], y[b])
+        other.partial_fit(given, y[b])
+        assert pickle.dumps(given) == before  # the user's object is untouched
+    rtol = 1e-4 if form == "float32" else 1e-10
+    assert relative_error(other.metric_, dense.metric_) <= rtol
+    np.testing.assert_allclose(other.transform(X), dense.transform(X),
+                               atol=rtol * np.abs(dense.transform(X)).max())
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("learner", sorted(_streamers()))
+def test_every_streamer_refuses_bad_batches_and_continues_after_copies(learner):
+    """NaN and inf in a later batch, one sample, features of another number:
+    refused with a message naming the input; a clone is unfitted; a pickle,
+    a deep copy and a shallow copy taken mid-stream continue exactly as the
+    original (shallow copies share nothing a call changes in place)."""
+    import copy
+
+    X, y, batches = wine_batches(4)
+    est = _streamers()[learner]()
+    est.partial_fit(X[batches[0]], y[batches[0]])
+    bad = X[batches[1]].copy()
+    bad[0, 0] = np.nan
+    for batch, match in ((bad, "NaN"), (np.where(bad == bad, bad, np.inf), "infinity"),
+                         (X[:1], "sample"), (X[batches[1], :5], "features")):
+        with pytest.raises(ValueError, match=match):
+            est.partial_fit(batch, y[batches[1]][:len(batch)])
+    assert not hasattr(clone(est), "metric_")
+    copies = [pickle.loads(pickle.dumps(est)), copy.deepcopy(est), copy.copy(est)]
+    for b in batches[1:]:
+        for e in [est, *copies]:
+            e.partial_fit(X[b], y[b])
+    for c in copies:
+        np.testing.assert_array_equal(c.metric_, est.metric_)
+    # fit after partial_fit forgets the stream; partial_fit after fit continues
+    est.fit(X, y)
+    assert not hasattr(est, "n_constraints_seen_") or learner == "DefiniteBoost"
+    est.partial_fit(X[batches[0]], y[batches[0]])
+    assert np.isfinite(est.transform(X)).all()

@@ -4,6 +4,7 @@ as the dense fit, nothing of the dense size allocated, and clear errors where
 sparse input cannot be taken (a d x d ITML metric too large, a precomputed
 kernel)."""
 
+import pickle
 import tracemalloc
 import warnings
 
@@ -168,3 +169,36 @@ def test_tuples_through_a_sparse_preprocessor(data):
         est = LogDetKernelLearner(kernel="cosine", rank=20, max_iter=20, random_state=0,
                                   preprocessor=X).fit(np.arange(X.shape[0]), y)
     assert np.allclose(est.transform(np.arange(3)), est.transform(X[:3]))
+
+
+def _with_duplicates_and_unsorted(X):
+    """``X`` as a CSR matrix whose stored entries are split in two (each
+    value stored twice, halves), in reverse order within each row, with
+    explicit zeros: legal in SciPy, what a hand-made ``coo -> csr`` gives."""
+    C = sp.coo_matrix(X)
+    rows = np.concatenate([C.row, C.row, C.row[:5]])
+    cols = np.concatenate([C.col, C.col, C.col[:5]])
+    vals = np.concatenate([C.data / 2, C.data / 2, np.zeros(5)])
+    order = np.lexsort((-cols, rows))
+    indptr = np.searchsorted(rows[order], np.arange(X.shape[0] + 1))
+    return sp.csr_matrix((vals[order], cols[order], indptr), shape=X.shape)
+
+
+@pytest.mark.parametrize("est", ESTIMATORS, ids=IDS)
+def test_duplicate_entries_and_unsorted_indices_are_the_same_matrix(est, data):
+    """A CSR matrix with duplicate entries, unsorted indices and explicit
+    zeros is the matrix it sums to: the same model as its dense copy, and the
+    user's matrix is left as it was (not sorted, not summed, no flag set)."""
+    X, y = data
+    odd = _with_duplicates_and_unsorted(X)
+    assert not odd.has_canonical_format and np.allclose(odd.toarray(), X.toarray())
+    before = pickle.dumps(odd)
+    dense = clone(est).fit(X.toarray(), y)
+    sparse = clone(est).fit(odd, y)
+    assert pickle.dumps(odd) == before
+    if isinstance(est, KernelKMeans):
+        assert np.array_equal(sparse.labels_, dense.labels_)
+        return
+    Zs, Zd = sparse.transform(odd), dense.transform(X.toarray())
+    assert pickle.dumps(odd) == before
+    assert np.abs(Zs @ Zs.T - Zd @ Zd.T).max() <= 1e-8 * max(np.abs(Zd @ Zd.T).max(), 1)

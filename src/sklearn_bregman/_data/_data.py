@@ -125,11 +125,13 @@ def enter(estimator, X, y=None, *, reset, fitting=None, check_y=None, **check):
 
 
 def _rows_format(X):
-    """A sparse X as CSR with sorted indices (row slices and products by rows
-    are what the factors take), an array as it is."""
+    """A sparse X as CSR in canonical form (row slices and products by rows
+    are what the factors take: duplicate entries summed, indices sorted), on
+    a copy (the user's matrix is never changed, not even its cached flags);
+    an array as it is."""
     if sp.issparse(X):
-        X = X.tocsr()
-        X.sort_indices()
+        X = X.tocsr(copy=True)
+        X.sum_duplicates()
     return X
 
 

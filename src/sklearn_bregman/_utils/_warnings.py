@@ -114,7 +114,7 @@ def column_or_1d(y, *, input_name="y"):
     from sklearn.exceptions import DataConversionWarning
     from sklearn.utils.validation import column_or_1d as _column_or_1d
 
-    out = _column_or_1d(y, input_name=input_name)
+    out = _column_or_1d(y)  # (input_name: scikit-learn >= 1.7 only)
     if len(getattr(y, "shape", ())) == 2 or (
             not hasattr(y, "shape") and isinstance(y, (list, tuple)) and len(y)
             and isinstance(y[0], (list, tuple))):
