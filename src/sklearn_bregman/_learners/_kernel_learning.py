@@ -43,17 +43,15 @@ __all__ = ["LogDetKernelLearner", "VonNeumannKernelLearner"]
 
 
 class _BaseKernelLearner(FactorLearner):
-    """Everything the pair kernel learners share but the divergence.
+    """Everything the kernel learners share: all of it but the divergence.
 
-    A subclass implements
-    ``_learn(G, G_t, touched, pairs, skipped, rng) -> (ProjectionResult, M)``
-    (``G``: the factor's rows object, ``G_t`` its rows ``touched`` by the
-    ``pairs``, re-indexed into them; ``skipped``: the zero-length pairs):
-    the engine's run and the r x r matrix M of the learned kernel
-    G0 M G0' from the initial factor and the constraints, and
-    ``_learn_rows(G0, constraint_list, rng) -> (ProjectionResult, M, rows)``
-    for the other kinds (JMLR 2009, Section 6.2.2), run on general linear
-    rows.
+    A subclass sets ``_divergence`` to a
+    :class:`~sklearn_bregman._learners._divergences.Divergence` (the basis
+    and state the engine works in, the conversions to and from M of the
+    learned kernel ``G0 M G0'``, the sweeps on pairs and on general rows);
+    ``fit`` and ``partial_fit``, on pairs and on the other kinds of JMLR
+    2009, Section 6.2.2, in streams and after a fit, are this base's one
+    ``_fit`` (ARCHITECTURE.md, "How to add a divergence").
     """
 
     _parameter_constraints = {
