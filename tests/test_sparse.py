@@ -202,3 +202,61 @@ def test_duplicate_entries_and_unsorted_indices_are_the_same_matrix(est, data):
     Zs, Zd = sparse.transform(odd), dense.transform(X.toarray())
     assert pickle.dumps(odd) == before
     assert np.abs(Zs @ Zs.T - Zd @ Zd.T).max() <= 1e-8 * max(np.abs(Zd @ Zd.T).max(), 1)
+
+
+WIDE_LINEAR = [
+    LogDetKernelLearner(kernel="linear", rank=20, n_constraints=300, max_iter=30,
+                        random_state=0),
+    VonNeumannKernelLearner(kernel="linear", rank=20, n_constraints=300, max_iter=30,
+                            random_state=0),
+    DefiniteBoost(kernel="linear", rank=20, n_constraints=100, epsilon=0.05, max_iter=30,
+                  random_state=0),
+    SKLRClusterer(3, kernel="linear", rank=20, n_triplets=100, max_iter=10, random_state=0),
+]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore:.*(identical points|one line through):UserWarning")
+@pytest.mark.parametrize("est", WIDE_LINEAR, ids=lambda e: type(e).__name__)
+def test_the_linear_kernel_on_wide_sparse_data_never_forms_a_d_by_d_array(est):
+    """2,000 x 200,000 at 0.01 %: the d x d identity the learned map was
+    built from would take 320 GB, the dense X 3.2 GB; the fit and transform
+    of new rows stay in O(nnz + (n + d) r) (the map from the pivots' rows,
+    ``P = X_pivots' L^-T``, or SKLR's ``X' U L^-1/2``): components_ is
+    r x d, transform(X) = X @ components_.T on sparse rows, and
+    get_mahalanobis_matrix (d x d by definition) is refused naming the size."""
+    X, y = text_like(2000, 200_000, 0.0001, 3, seed=5)
+    new = text_like(100, 200_000, 0.0001, 3, seed=6)[0]
+    tracemalloc.start()
+    try:
+        est.fit(X, y)
+        Z = est.transform(new)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 250 * 2**20, peak  # (components_ alone: 20 x 200,000 = 32 MB)
+    assert est.components_.shape == (est.rank_, 200_000)
+    np.testing.assert_allclose(Z, new @ est.components_.T,
+                               atol=1e-10 * max(np.abs(Z).max(), 1.0))
+    with pytest.raises(ValueError, match=r"get_mahalanobis_matrix: .*d = 200000 features "
+                                         r"that is 298 GB"):
+        est.get_mahalanobis_matrix()
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore:.*(identical points|one line through):UserWarning")
+@pytest.mark.parametrize("est", WIDE_LINEAR, ids=lambda e: type(e).__name__)
+def test_the_linear_map_from_the_factor_is_the_map_of_unit_vectors(est, data):
+    """The input-space map from the factor's own rows equals phi0 of the unit
+    vectors (what it was built from before, in O(d^2)), on sparse and dense
+    data: the same transform and Mahalanobis matrix."""
+    X, y = data
+    for Xf in (X, X.toarray()):
+        fitted = clone(est).fit(Xf, y)
+        d = Xf.shape[1]
+        B = (fitted.components_ if fitted.factor_.input_map() is None else
+             fitted.components_ @ np.linalg.pinv(fitted.factor_.input_map()).T)
+        P_unit = fitted.factor_.transform(np.eye(d))
+        np.testing.assert_allclose(fitted.components_, B @ P_unit.T, atol=1e-9)
+        M = fitted.get_mahalanobis_matrix()
+        np.testing.assert_allclose(M, fitted.components_.T @ fitted.components_, atol=1e-12)

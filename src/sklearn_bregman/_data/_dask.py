@@ -50,6 +50,7 @@ from .._factors._factors import (
     PivotMap,
     check_rank,
     cholesky_step,
+    input_map,
     orthonormal_basis,
     rejection_cholesky,
     rpcholesky_columns,
@@ -577,6 +578,11 @@ class DaskFactor:
         if self.kernel == "linear":
             return X if self._map is None else X @ self._map
         return self._map(X)
+
+    def input_map(self):
+        """P of ``phi0(x) = x P`` for the linear kernel (``None``: the
+        identity), as :meth:`LowRankFactor.input_map`."""
+        return input_map(self.kernel, self._map)
 
     def tsqr_r(self):
         """R of a tall-skinny QR of G0 (r x r; one pass over the chunks):

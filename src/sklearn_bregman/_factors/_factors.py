@@ -61,7 +61,7 @@ from ._kernels import (
 __all__ = ["FLOOR", "RPCHOLESKY_BLOCK", "CSIResult", "LowRankFactor", "PivotMap",
            "orthonormal_basis",
            "SpectralFactor", "check_rank", "cholesky_side_information", "cholesky_step",
-           "dense_pivoted_cholesky",
+           "dense_pivoted_cholesky", "input_map",
            "pivoted_cholesky", "power_of_two_below", "randomly_pivoted_cholesky",
            "rejection_cholesky", "rpcholesky_columns", "side_information", "targets"]
 
@@ -843,6 +843,26 @@ class PivotMap:
             Z = linalg.solve_triangular(self.L, Kc.T, lower=True, check_finite=False).T
         return check_finite_coordinates(Z, self.kernel, self.params, X)
 
+    def input_map(self):
+        """P of ``phi0(x) = x P`` for the linear kernel, (n_features, r):
+        ``k0(x, X_pivots) = x X_pivots'``, so ``P = X_pivots' L^-T``, from the
+        pivots' r rows (dense or sparse) alone: O(r n_features), never the
+        identity of the input space."""
+        if self.kernel != "linear":
+            raise ValueError(f"phi0 of kernel={self.kernel!r} is not linear in the input.")
+        X_p = self.X_pivots.toarray() if sp.issparse(self.X_pivots) else self.X_pivots
+        return linalg.solve_triangular(self.L, np.asarray(X_p, dtype=np.float64),
+                                       lower=True, check_finite=False).T
+
+
+def input_map(kernel, map_):
+    """P of ``phi0(x) = x P`` (``None``: the identity) of a linear kernel's
+    factor whose map is ``map_``: ``None`` (phi0(x) = x), a matrix V
+    (phi0(x) = x V) or a :class:`PivotMap`."""
+    if kernel != "linear":
+        raise ValueError(f"phi0 of kernel={kernel!r} is not linear in the input.")
+    return map_.input_map() if isinstance(map_, PivotMap) else map_
+
 
 def check_rank(rank, limit, what):
     """A ValueError if ``rank`` exceeds what the data allows (``limit``,
@@ -1007,6 +1027,11 @@ class LowRankFactor:
             return self._map(X)
         return X if self._map is None else X @ self._map
 
+    def input_map(self):
+        """P of ``phi0(x) = x P`` for the linear kernel, (n_features, r), or
+        ``None`` when phi0 is the identity (G0 = X): O(n_features r)."""
+        return input_map(self.kernel, self._map)
+
 
 class SpectralFactor:
     """Eigen-truncated initial factor without the n x n kernel matrix.
@@ -1147,3 +1172,11 @@ class SpectralFactor:
         coordinates are 0; kernel values that are not finite are an error.
         """
         return self._times(X, self._map)
+
+    def input_map(self):
+        """P of ``phi0(x) = x P`` for the linear kernel, (n_features, r):
+        ``k0(x, X) = x X'``, so ``P = X' U L^(-1/2)`` (X dense or sparse):
+        O(nnz(X) r + n_features r)."""
+        if self.kernel != "linear":
+            raise ValueError(f"phi0 of kernel={self.kernel!r} is not linear in the input.")
+        return np.asarray(self._X.T @ self._map)

@@ -28,7 +28,7 @@ from .._engine import max_squared_norm
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .._utils._sklearn_compat import HasMethods, Interval, StrOptions
 from .._utils._state import TransactionalMixin
-from ._metric import MahalanobisMixin, MetricMixin, linear_point_map
+from ._metric import MetricMixin, linear_point_map, mahalanobis_matrix
 
 #: Parameter constraints common to every learner driven by pair constraints
 #: (scikit-learn's declarative validation, checked once at the top of fit).
@@ -158,11 +158,13 @@ class LearnedMapMixin(MetricMixin):
         when phi0 is linear in the input (the linear kernel), the input-space
         map ``B P'`` with ``phi0(X) = X P``, so that ``transform(X) = X
         components_'`` as for any linear map of scikit-learn and
-        metric-learn."""
+        metric-learn.  ``P`` comes from the factor itself (the pivots' rows,
+        the top singular directions, or nothing for ``phi0(x) = x``): O(d r),
+        never a d x d array, so a linear kernel on wide sparse data costs
+        what its factor does."""
         if getattr(factor, "kernel", None) == "linear":
-            # phi0 of the unit vectors: the rows of P (d x r)
-            P = factor.transform(np.eye(self.n_features_in_))
-            return B @ P.T
+            P = factor.input_map()
+            return B if P is None else B @ P.T
         return B
 
     def _point_map(self):
@@ -185,8 +187,16 @@ class LearnedMapMixin(MetricMixin):
         -------
         M : ndarray of shape (n_features, n_features)
             Symmetric positive semi-definite, of rank at most ``rank_``.
+
+        Raises
+        ------
+        ValueError
+            With more than 8192 features (the d x d matrix would exceed
+            512 MB): the learned map is ``components_``, and
+            ``pair_distance`` / ``get_metric`` compute distances without M.
         """
-        return MahalanobisMixin.get_mahalanobis_matrix(self)
+        check_is_fitted(self)
+        return mahalanobis_matrix(self.components_, type(self).__name__)
 
     def _map_function(self):
         """``transform``'s map of a block of validated rows."""

@@ -166,6 +166,26 @@ class MetricMixin:
         return metric
 
 
+#: Most features for which ``get_mahalanobis_matrix`` forms the d x d matrix
+#: (512 MB of doubles): beyond, the learned map is ``components_`` (r x d),
+#: and the distances need nothing larger (``pair_distance``, ``get_metric``).
+MAHALANOBIS_MAX_FEATURES = 8192
+
+
+def mahalanobis_matrix(components, owner):
+    """``L' L`` of ``L = components`` (r x d), or a ValueError naming the
+    size when the d x d matrix would be too large to form."""
+    r, d = components.shape
+    if d > MAHALANOBIS_MAX_FEATURES:
+        raise ValueError(
+            f"{owner}.get_mahalanobis_matrix: the Mahalanobis matrix is d x d, and with "
+            f"d = {d} features that is {d * d * 8 / 2**30:.3g} GB (it is formed for at "
+            f"most {MAHALANOBIS_MAX_FEATURES} features). The learned map is components_ "
+            f"({r} x {d}: M = components_.T @ components_, transform(X) = X @ "
+            "components_.T); pair_distance and get_metric compute distances without M.")
+    return components.T @ components
+
+
 def linear_point_map(components):
     """The map ``X -> X L'`` of a learned map linear in the input (a copy of
     ``L = components``: a later fit does not change it)."""
@@ -191,6 +211,12 @@ class MahalanobisMixin(MetricMixin):
         -------
         M : ndarray of shape (n_features, n_features)
             Symmetric positive semi-definite (a copy).
+
+        Raises
+        ------
+        ValueError
+            With more than ``MAHALANOBIS_MAX_FEATURES`` = 8192 features (the
+            d x d matrix would exceed 512 MB).
         """
         check_is_fitted(self)
-        return self.components_.T @ self.components_
+        return mahalanobis_matrix(self.components_, type(self).__name__)
