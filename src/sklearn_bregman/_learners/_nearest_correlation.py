@@ -37,6 +37,7 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_array, validate_data
 
 from .._engine import (
@@ -73,6 +74,25 @@ _PATH_ATTRIBUTES = ("factor_", "uniqueness_", "correlation_", "negative_mass_",
 MATRIX_MAX_ENTRY = 1e150
 FACTOR_MAX_ENTRY = 1e100
 FROBENIUS_MAX_ENTRY = 1.0 / np.finfo(np.float64).eps
+
+#: Largest ratio of the largest to the smallest of 'frobenius' ``weights``
+#: (which are defined up to a common factor only): beyond 1 / eps the
+#: lightest variables' entries of W^1/2 C W^1/2 fall below the rounding of
+#: the heaviest's, and their correlations are no longer determined in
+#: double precision.
+WEIGHTS_MAX_RATIO = 1.0 / np.finfo(np.float64).eps
+
+#: Largest ratio of the start's diagonal to its smallest uniqueness for
+#: 'vonneumann': K0 = Psi0 + G0 G0' has its eigenvalues between min(psi0) and
+#: n max(diag K0), and its logarithm, the state of the projections, is
+#: computed from a decomposition accurate to eps times the largest; near
+#: 1e16 the smallest come out non-positive (log K0 NaN).
+VONNEUMANN_MAX_START_RATIO = 1e14
+
+#: Smallest eigenvalue, relative to the largest (at least 1), that an input
+#: already on the unit diagonal may have and come back as it is
+#: (``solver_='none'``): rounding level, as 'frobenius' accepts for its result.
+KEEP_EIGENVALUE_RTOL = 1e-12
 
 
 def _check_scale(C, limit, what, why):
@@ -175,8 +195,15 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
     eigendecomposition, :math:`O(n^3)` (the user guide's nearest-correlation
     page gives the times against n), and the run holds about seven n x n
     arrays of doubles at its peak (C, G, the eigenvectors, X ...): n is
-    limited to ``FROBENIUS_MAX_N`` = 10,000 (about 5.6 GB), refused before
-    any :math:`O(n^3)` work.  The result lies on the boundary of the cone
+    limited to ``FROBENIUS_MAX_N`` = 10,000 (about 5.6 GB), refused from
+    C's shape before any :math:`O(n^2)` work.  The problem is not scale
+    invariant (the solution for s C is not that of C): when C's
+    off-diagonal entries reach far above the unit diagonal, Newton's method
+    goes by continuation from a small scale (the user guide's page gives
+    the details), and the diagonal can be resolved only to about eps times
+    those entries: a ``tol`` below that is not met, and the
+    ConvergenceWarning names the scale and a ``tol`` that is; entries
+    beyond 1 / eps are refused.  The result lies on the boundary of the cone
     (:math:`X - \epsilon I` is singular, ``rank_`` < n, unless C with its
     diagonal set to 1 already met the constraints); the LogDet one is
     positive definite and keeps a factor structure.  Use Frobenius for the
@@ -231,6 +258,8 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
         ``divergence='frobenius'`` only: the positive, finite diagonal w of
         the weight matrix :math:`W = \mathrm{diag}(w)`; a larger weight keeps
         that variable's correlations closer to C's.  ``None``: W = I.
+        Defined up to a common factor (any magnitude works); weights
+        spanning a ratio above 1 / eps (``WEIGHTS_MAX_RATIO``) are refused.
     eig_min : float, default=0.0
         ``divergence='frobenius'`` only: lower bound in [0, 1) on the
         eigenvalues of the result (``X >= eig_min I``); positive values
@@ -282,11 +311,11 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
         determinant lemma); 'frobenius':
         :math:`\frac12 \|W^{1/2}(X - C) W^{1/2}\|_F^2`.
     max_diagonal_error_ : float
-        :math:`\max_i |K_{ii} - 1|` of the result, recomputed from it.
+        :math:`\max_i |K_{ii} - 1|` of the result as returned, measured on
+        it (``correlation_``, or ``uniqueness_`` and ``factor_``).
     min_eigenvalue_ : float
-        'frobenius' only: the smallest eigenvalue of X, from the final
-        eigendecomposition (``eig_min`` whenever an eigenvalue of
-        :math:`G + \mathrm{diag}\,y` is clipped).
+        'frobenius' only: the smallest eigenvalue of X as returned,
+        measured on it (``numpy.linalg.eigvalsh(correlation_)``).
     n_iter_ : int
         Newton iterations and sweeps run; 'frobenius': Newton iterations or
         projection iterations (0: C with its diagonal set to 1 already met
@@ -295,14 +324,16 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
         What solved it: 'newton', 'newton+projections' (the projections
         finished what Newton-CG started) or 'projections'; 'none' (LogDet,
         von Neumann) when C, with ``input='matrix'`` and ``rank=None``, is
-        already a correlation matrix to ``tol``: it comes back as it is, at
+        already a correlation matrix (its diagonal to ``tol``, its smallest
+        eigenvalue at least -1e-12 times its largest): it comes back as it is, at
         no iteration (it is its own nearest correlation matrix; the nugget
         only makes a deficient start positive definite).
     converged_ : bool
         Whether ``max_diagonal_error_ <= tol`` ('frobenius': and
-        ``min_eigenvalue_ >= eig_min - 1e-12 scale``, scale a bound on the
-        largest eigenvalue of X, at least 1); otherwise a ConvergenceWarning
-        says what failed and what to change.
+        ``min_eigenvalue_ >= eig_min - max(1e-12, n eps) scale``, scale the
+        largest eigenvalue of X, at least 1): a verdict on the result as
+        returned, never on the solver's own quantities; otherwise a
+        ConvergenceWarning says what failed and what to change.
     n_features_in_ : int
         Number of columns of the input.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -422,7 +453,14 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
                 raise ValueError(
                     f"{' and '.join(extra)}: weights and eig_min apply to "
                     f"divergence='frobenius' only; got divergence={self.divergence!r}.")
+        # the size limits from the shape of C as given, before C is read or
+        # converted (O(n^2) work and memory), then from the converted array
+        # (an input without a shape, such as a list, is converted to find it)
+        n_rows = _rows_of(C)
+        if n_rows is not None:
+            self._check_size(n_rows)
         X = check_array(C, dtype=np.float64, input_name="C")
+        self._check_size(X.shape[0])
         # n_features_in_, and feature_names_in_ from the input as given (the
         # columns of a DataFrame, which the converted array has lost)
         validate_data(self, C, skip_check_array=True)
@@ -433,12 +471,6 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
         if self.divergence == "frobenius":
             return self._fit_frobenius(C, owner)
         n = C.shape[0]
-        if self.divergence == "vonneumann" and n > VONNEUMANN_MAX_N:
-            # (before any O(n^3) work: the start's eigendecomposition)
-            raise ValueError(
-                f"divergence='vonneumann' works on the dense n x n log K and is "
-                f"limited to n <= {VONNEUMANN_MAX_N}; got n={n}. Use "
-                "divergence='logdet', whose cost is linear in n.")
         if self.input == "matrix":
             _check_scale(C, MATRIX_MAX_ENTRY, "input='matrix'",
                          "the start's factor and the projections square its entries "
@@ -447,8 +479,8 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
             _check_scale(C, FACTOR_MAX_ENTRY, "input='factor'",
                          "the squared row norms and their products leave double precision")
         if self.input == "matrix":
-            G0, psi0 = self._start_from_matrix(C)
-            if self._already_a_correlation(C):
+            G0, psi0, lam = self._start_from_matrix(C)
+            if self._already_a_correlation(C, lam):
                 return self._keep(C, G0)
         else:
             if self.rank is not None and self.rank != C.shape[1]:
@@ -457,6 +489,8 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
                     f"{C.shape[1]} columns; rank must be None or {C.shape[1]}.")
             G0 = np.ascontiguousarray(C)
             psi0 = np.maximum(1.0 - np.einsum("ij,ij->i", G0, G0), self.nugget)
+        if self.divergence == "vonneumann":
+            self._check_vonneumann_start(G0, psi0)
         self.rank_ = int(G0.shape[1])
         if self.divergence == "vonneumann":
             K0 = G0 @ G0.T
@@ -489,25 +523,61 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
             dual, divergence = out.dual, out.divergence
         self.dual_coef_ = dual
         self.divergence_ = divergence
-        self.max_diagonal_error_ = float(np.abs(out.diag - 1.0).max(initial=0.0))
+        # the diagonal of the result as returned: correlation_, or the
+        # factor_ and uniqueness_ that stand for it (input='factor')
+        if hasattr(self, "correlation_"):
+            diag = np.diag(self.correlation_)
+        else:
+            diag = self.uniqueness_ + np.einsum("ij,ij->i", self.factor_, self.factor_)
+        self.max_diagonal_error_ = float(np.abs(diag - 1.0).max(initial=0.0))
         self.n_iter_ = int(out.n_iter)
         self.solver_ = out.method
-        # (the loop's verdict already rests on the recomputed diagonal)
         self.converged_ = bool(out.converged and self.max_diagonal_error_ <= self.tol)
+        if out.converged and not self.converged_:
+            warn(f"{owner} did not converge: the largest diagonal error of the result "
+                 f"as returned is {self.max_diagonal_error_:.3g} (tol={self.tol:g}), "
+                 "above the solver's own; use a larger tol.", ConvergenceWarning)
         return self
 
-    def _fit_frobenius(self, C, owner):
-        """``divergence='frobenius'``: checks (all before any O(n^3) work),
-        then the engine's :func:`frobenius_nearest_correlation`."""
-        C = _square_symmetric(C)
-        n = C.shape[0]
-        if n > FROBENIUS_MAX_N:
+    def _check_size(self, n_rows):
+        """The size limits of 'frobenius' and 'vonneumann', from C's number
+        of rows alone (n: the variables, or the factor's rows)."""
+        if self.divergence == "frobenius":
+            if n_rows > FROBENIUS_MAX_N:
+                raise ValueError(
+                    f"divergence='frobenius' works on dense n x n matrices (about 7 n^2 "
+                    f"doubles, O(n^3) per iteration) and is limited to n <= "
+                    f"{FROBENIUS_MAX_N}; got n={n_rows}. Use divergence='logdet' with a "
+                    "rank, whose cost is linear in n.")
+        elif self.divergence == "vonneumann" and n_rows > VONNEUMANN_MAX_N:
             raise ValueError(
-                f"divergence='frobenius' works on dense n x n matrices (about 7 n^2 "
-                f"doubles, O(n^3) per iteration) and is limited to n <= "
-                f"{FROBENIUS_MAX_N}; got n={n}. Use divergence='logdet' with a rank, "
-                "whose cost is linear in n.")
-        weights = self._check_weights(n)
+                f"divergence='vonneumann' works on the dense n x n log K and is "
+                f"limited to n <= {VONNEUMANN_MAX_N}; got n={n_rows}. Use "
+                "divergence='logdet', whose cost is linear in n.")
+
+    def _check_vonneumann_start(self, G0, psi0):
+        """A ValueError naming the start's scale when ``K0 = Psi0 + G0 G0'``
+        is numerically singular (its logarithm would leave double precision)."""
+        top = float((psi0 + np.einsum("ij,ij->i", G0, G0)).max(initial=0.0))
+        low = float(psi0.min(initial=np.inf))
+        if not top / VONNEUMANN_MAX_START_RATIO <= low:
+            fix = ("Scale the factor to the unit diagonal (rows of norm about 1 or less) "
+                   "or raise nugget" if self.input == "factor" else "Raise nugget")
+            raise ValueError(
+                f"divergence='vonneumann': the start K0 = Psi0 + G0 G0' has diagonal "
+                f"entries up to {top:.3g} and a smallest uniqueness of {low:.3g} (from "
+                f"nugget={self.nugget:g}), a ratio of {top / low:.3g} beyond "
+                f"{VONNEUMANN_MAX_START_RATIO:.0e}: K0 is singular in double precision "
+                f"and its logarithm, the projections' state, is not defined. {fix}, "
+                "or use divergence='logdet'.")
+
+    def _fit_frobenius(self, C, owner):
+        """``divergence='frobenius'``: checks (all before any O(n^3) work; the
+        size before any O(n^2) work, in :meth:`fit`), then the engine's
+        :func:`frobenius_nearest_correlation`, whose verdict is the returned
+        matrix's own (its diagonal and its smallest eigenvalue, measured)."""
+        C = _square_symmetric(C)
+        weights = self._check_weights(C.shape[0])
         _check_scale(C, FROBENIUS_MAX_ENTRY, "divergence='frobenius'",
                      "the unit diagonal is resolved against C's entries, whose rounding "
                      "(eps times them) then exceeds 1")
@@ -545,16 +615,28 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
             raise ValueError(
                 f"weights must be positive; got {int(np.count_nonzero(w <= 0))} "
                 f"non-positive, the smallest {w.min():.4g}.")
+        top, low = float(w.max()), float(w.min())
+        if not top / WEIGHTS_MAX_RATIO <= low:
+            raise ValueError(
+                f"weights span a ratio of {top / low:.3g} (largest {top:.3g}, smallest "
+                f"{low:.3g}), beyond {WEIGHTS_MAX_RATIO:.3g} = 1/eps: the lightest "
+                "variables' entries of W^1/2 C W^1/2 fall below the rounding of the "
+                "heaviest's, and their correlations are not determined in double "
+                "precision. Weights count only relative to each other (a common "
+                "factor changes nothing): bring them within that ratio, e.g. clip "
+                "the smallest.")
         return w
 
-    def _already_a_correlation(self, C):
-        """Whether ``C`` (after :meth:`_start_from_matrix`) is a correlation
-        matrix to ``tol``, and every eigenpair is kept (``rank=None``): its
-        own nearest correlation matrix in every divergence."""
+    def _already_a_correlation(self, C, lam):
+        """Whether ``C`` (after :meth:`_start_from_matrix`, ``lam`` its
+        eigenvalues) is a correlation matrix to ``tol`` and to rounding (its
+        smallest eigenvalue at least ``-KEEP_EIGENVALUE_RTOL`` times its
+        largest, at least 1: the verdict 'frobenius' gives its results), and
+        every eigenpair is kept (``rank=None``): its own nearest correlation
+        matrix in every divergence."""
         n = C.shape[0]
-        big = max(float(np.abs(C).max(initial=0.0)), 1e-300)
         return ((self.rank is None or self.rank == n)
-                and self.negative_mass_ <= 1e-10 * big * n
+                and float(lam[0]) >= -KEEP_EIGENVALUE_RTOL * max(1.0, float(lam[-1]))
                 and float(np.abs(np.diag(C) - 1.0).max(initial=0.0)) <= self.tol)
 
     def _keep(self, C, G0):
@@ -578,7 +660,8 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
         return self
 
     def _start_from_matrix(self, C):
-        """``G0`` (top positive eigenpairs) and ``psi0`` of a symmetric ``C``."""
+        """``G0`` (top positive eigenpairs) and ``psi0`` of a symmetric ``C``,
+        and C's eigenvalues (ascending)."""
         C = _square_symmetric(C)
         n = C.shape[0]
         if self.rank is not None and self.rank > n:
@@ -606,7 +689,7 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
         mean_diag = float(np.mean(np.diag(C)))
         scale = max(mean_diag, 1.0) if np.isfinite(mean_diag) else 1.0
         psi0 = np.maximum(np.diag(C) - np.einsum("ij,ij->i", G0, G0), self.nugget * scale)
-        return G0, psi0
+        return G0, psi0, w_all
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -617,14 +700,34 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
         return tags
 
 
+def _rows_of(C):
+    """C's number of rows as given, without reading or converting it, or
+    None (no two-dimensional shape of integers: found after conversion)."""
+    shape = getattr(C, "shape", None)
+    try:
+        rows, _ = (int(v) for v in shape)
+    except (TypeError, ValueError):
+        return None
+    return rows
+
+
 def _square_symmetric(C):
-    """C, symmetrised, after checking that it is square and symmetric."""
+    """C, symmetrised, after checking that it is square and symmetric (in
+    blocks of rows: no n x n temporary but the result)."""
     n = C.shape[0]
     if C.shape[1] != n:
         raise ValueError(
             f"C must be a square n x n matrix with input='matrix'; got shape "
             f"{C.shape}. Pass input='factor' for an n x r factor.")
-    scale = float(np.abs(C).max(initial=0.0))
-    if not np.allclose(C, C.T, rtol=0.0, atol=1e-10 * max(scale, 1e-300)):
-        raise ValueError("C must be a symmetric matrix (input='matrix'): C != C.T.")
-    return (C + C.T) / 2
+    rows = max(1, (1 << 20) // max(n, 1))
+    scale = 0.0
+    for i0 in range(0, n, rows):
+        scale = max(scale, float(np.abs(C[i0:i0 + rows]).max(initial=0.0)))
+    atol = 1e-10 * max(scale, 1e-300)
+    for i0 in range(0, n, rows):
+        block = C[i0:i0 + rows] - C[:, i0:i0 + rows].T
+        if not np.abs(block, out=block).max(initial=0.0) <= atol:
+            raise ValueError("C must be a symmetric matrix (input='matrix'): C != C.T.")
+    S = C + C.T
+    S *= 0.5
+    return S
