@@ -60,7 +60,16 @@ def encode_labels(y, unlabeled):
     """Validated labels: ``(y, idx, classes, y_enc)`` with ``idx`` the labeled
     samples, ``classes`` their distinct labels and ``y_enc`` their codes."""
     y = column_or_1d(y)
-    check_classification_targets(y)
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        # (before scikit-learn's check, which casts them to int: a RuntimeWarning)
+        k = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise ValueError(f"Input y contains {'NaN' if np.isnan(y[k]) else 'infinity'} "
+                         f"(sample {k}); class labels are finite.")
+    try:
+        check_classification_targets(y)
+    except ValueError as exc:  # ("Unknown label type: unknown" names nothing)
+        raise ValueError(f"y must hold class labels (integers or strings), one per "
+                         f"sample; {exc}") from None
     n = y.shape[0]
     if unlabeled is None:
         labeled = np.ones(n, dtype=bool)

@@ -10,7 +10,9 @@ everywhere and a bad one gets the same message:
   ``(n, t)``; a scalar, a ragged list, an empty array, the wrong ``t`` or
   the wrong number of dimensions is a ValueError that names the argument;
 - :func:`check_point_tuples`: point tuples as a float64 array, complex data,
-  NaN and inf refused (scikit-learn's ``check_array``);
+  NaN and inf refused (scikit-learn's ``check_array``: "Complex data not
+  supported", metric-learn's message; values that are not numbers get the
+  package's error naming the tuples);
 - :class:`Preprocessor`: identifiers to rows, through an array (integer
   indices into its rows) or a callable (any hashable identifiers: file
   names, database keys), whose output is checked against the identifiers
@@ -18,21 +20,35 @@ everywhere and a bad one gets the same message:
   both counts otherwise; sparse rows are densified);
 - :func:`check_tuples`: either form as points;
 - :func:`points_of`: a ``fit`` / ``transform`` argument ``X`` given as a 1-D
-  array of identifiers, through the estimator's ``preprocessor``.
+  array of identifiers, through the estimator's ``preprocessor``; any other
+  ``X`` checked by :func:`check_rows` (numbers, or the package's error
+  naming ``X``), and at a fitting call the ``preprocessor`` itself by
+  :func:`check_preprocessor`;
+- :func:`check_preprocessor`: rows (an array-like of shape (n_samples,
+  n_features)), a sparse matrix or a callable, or a TypeError / ValueError
+  naming ``preprocessor`` and what it got (a dict passes scikit-learn's
+  "array-like" parameter check);
+- :func:`check_rows`: an array-like of numbers, before scikit-learn's
+  ``validate_data`` sees it: ``None``, a dict, a set, a string, an iterator,
+  ragged rows and values that are not numbers get the package's error naming
+  the argument instead of NumPy's conversion message;
+- :func:`refuse_sparse_kernel`: a precomputed kernel must be dense.
 
 The forms are metric-learn's (``preprocessor``, ``(n, 2)`` index pairs), so
 that code written for it runs here unchanged.
 """
 
+from collections.abc import Iterator, Mapping, Set
 from numbers import Integral, Number
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array
 
-from .._utils._sklearn_compat import is_arraylike_not_scalar
+from .._utils._sklearn_compat import InvalidParameterError, is_arraylike_not_scalar
 
-__all__ = ["Preprocessor", "check_point_tuples", "check_tuples", "points_of", "tuple_form",
+__all__ = ["Preprocessor", "check_point_tuples", "check_preprocessor", "check_rows",
+           "check_tuples", "points_of", "refuse_sparse_kernel", "tuple_form",
            "unique_identifiers"]
 
 _SINGULAR = {"pairs": "pair", "triplets": "triplet"}
@@ -48,6 +64,119 @@ def _shape(obj, name):
             f"{name}: the rows have unequal lengths (a ragged list); every "
             f"{_SINGULAR.get(name, 'row')} must have the same number of entries."
         ) from None
+
+
+def _not_an_array(obj):
+    """Whether ``obj`` is a value numpy would take as one object rather than
+    as rows: ``None``, a dict, a set, a string, an iterator (a generator).
+    (A scipy sparse matrix is rows, although SciPy's DOK format is a dict.)"""
+    return not sp.issparse(obj) and (
+        obj is None or isinstance(obj, (Mapping, Set, str, bytes, Iterator)))
+
+
+def _as_numbers(arr, name, owner=""):
+    """``arr`` (an ndarray, a list or a tuple) as a float64 ndarray, or the
+    exception NumPy raised converting it (same type: a TypeError for a dict
+    among the values, a ValueError for a string that is not a number), with
+    the argument's name in front."""
+    try:
+        return np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        who = f"{owner}: " if owner else ""
+        raise type(exc)(
+            f"{who}{name} must hold numbers; {exc}."
+        ) from None
+
+
+def check_rows(X, name="X", owner=""):
+    """``X`` ready for scikit-learn's ``validate_data``, or the package's error
+    naming ``name``.
+
+    Only what NumPy would otherwise reject with a message that names nothing
+    is looked at: ``None``, a dict, a set, a string or an iterator (a
+    TypeError saying what ``X`` is), ragged rows (a ValueError), and a list,
+    a tuple, or an array of objects or strings whose values are not numbers
+    (the conversion's TypeError or ValueError, naming ``X``); complex values
+    are left to ``validate_data`` ("Complex data not supported", the wording
+    scikit-learn's ``check_estimator`` asks for).  ``X`` itself is returned,
+    never a copy (``validate_data`` converts it); arrays of numbers, sparse
+    matrices, data frames and dask arrays are not read at all.
+    """
+    who = f"{owner}: " if owner else ""
+    if _not_an_array(X):
+        raise TypeError(
+            f"{who}{name} must be an array-like of shape (n_samples, n_features) or a "
+            f"sparse matrix; got {_what(X)}."
+        )
+    if isinstance(X, (list, tuple)):
+        try:
+            arr = np.asarray(X)
+        except ValueError:  # numpy's "inhomogeneous shape"
+            raise ValueError(
+                f"{who}{name}: the rows have unequal lengths (a ragged list); every "
+                "row must have the same number of entries."
+            ) from None
+        check_rows(arr, name, owner)
+    elif isinstance(X, np.ndarray) and X.dtype.kind in "OUSV" and not (
+            X.dtype.kind == "O" and any(isinstance(v, complex) for v in X.flat)):
+        _as_numbers(X, name, owner)  # (complex numbers: validate_data's message)
+    return X
+
+
+def _what(obj):
+    """What ``obj`` is, for a message: ``None``, or its type and, for a
+    string, its value."""
+    if obj is None:
+        return "None"
+    if isinstance(obj, (str, bytes)):
+        return f"a {type(obj).__name__}, {obj[:40]!r}"
+    return f"an object of type {type(obj).__name__}"
+
+
+def refuse_sparse_kernel(X, owner, name="X"):
+    """A ValueError naming ``name`` if ``X``, given for ``kernel='precomputed'``,
+    is a sparse matrix: a kernel matrix (or kernel values against the
+    training points) is taken dense."""
+    if sp.issparse(X):
+        raise ValueError(
+            f"{owner}: {name} with kernel='precomputed' is the kernel matrix (or the "
+            "kernel values against the training points) as a dense array; got a sparse "
+            f"{type(X).__name__}. Pass X.toarray(), or the points themselves (sparse "
+            "rows are welcome) with a kernel name, e.g. kernel='cosine' or 'linear'."
+        )
+
+
+def check_preprocessor(preprocessor, owner):
+    """``preprocessor`` checked at a fitting call, whatever form ``X`` has.
+
+    scikit-learn's parameter check (``"array-like"``) passes a dict and a
+    set (they have a length); a preprocessor must be rows (an array-like of
+    shape (n_samples, n_features)), a scipy sparse matrix or a callable.
+    Anything else is scikit-learn's ``InvalidParameterError`` (a TypeError
+    and a ValueError) naming ``preprocessor`` and its type; rows of another
+    number of dimensions a ValueError.  Only the type and the
+    shape are read here (the values are checked where identifiers are
+    resolved, :class:`Preprocessor`).
+    """
+    if preprocessor is None or sp.issparse(preprocessor):
+        return
+    if callable(preprocessor) and not is_arraylike_not_scalar(preprocessor):
+        return
+    if _not_an_array(preprocessor) or not is_arraylike_not_scalar(preprocessor):
+        # (scikit-learn's class for a parameter of the wrong type: a TypeError and a
+        # ValueError, as its own refusal of a number or a string here)
+        raise InvalidParameterError(
+            f"{owner}: preprocessor must be an array of points (identifiers index its "
+            "rows) or a callable (identifiers to rows), or None; got "
+            f"{type(preprocessor).__name__}."
+        )
+    shape = _shape(preprocessor, "preprocessor")
+    if len(shape) != 2:
+        raise ValueError(
+            f"{owner}: preprocessor must be a 2-D array of points, shape (n_samples, "
+            f"n_features) (identifiers index its rows); got a {len(shape)}-D "
+            f"{type(preprocessor).__name__} of shape {shape}."
+        )
 
 
 def tuple_form(tuples, size, name="pairs", preprocessor=None):
@@ -125,6 +254,9 @@ def check_point_tuples(tuples, size, name="pairs", n_features=None):
             f"{name}: points have {d} features, but the estimator was fitted on "
             f"{n_features} features."
         )
+    if arr.dtype.kind not in "biufc" and not (arr.dtype.kind == "O" and any(
+            isinstance(v, complex) for v in arr.flat)):
+        arr = _as_numbers(arr, name)  # (complex: check_array's message, metric-learn's)
     P = check_array(arr.reshape(n * t, d), dtype=np.float64, input_name=name)
     return P.reshape(n, t, d)
 
@@ -162,21 +294,24 @@ class Preprocessor:
 
     def __init__(self, preprocessor, owner):
         self.owner = owner
+        check_preprocessor(preprocessor, owner)
+        if preprocessor is None:
+            raise ValueError(f"{owner}: identifiers of points need a preprocessor; got "
+                             "preprocessor=None.")
         self.callable = callable(preprocessor) and not is_arraylike_not_scalar(preprocessor)
         if self.callable:
             self.function, self.array = preprocessor, None
-        elif sp.issparse(preprocessor) or is_arraylike_not_scalar(preprocessor):
+        else:
             self.function = None
             # (a sparse matrix stays sparse, as CSR: its rows go to the
             # learners as they are; tuples of its points are densified)
+            if not sp.issparse(preprocessor):
+                preprocessor = check_rows(preprocessor, "preprocessor", owner)
+                if np.iscomplexobj(preprocessor):
+                    raise ValueError(f"{owner}: preprocessor: Complex data not "
+                                     "supported.")
             self.array = check_array(preprocessor, dtype=np.float64,
                                      accept_sparse="csr", input_name="preprocessor")
-        else:
-            raise ValueError(
-                f"{owner}: preprocessor must be an array of points (identifiers index "
-                f"its rows) or a callable (identifiers to rows), or None; got "
-                f"{type(preprocessor).__name__}."
-            )
 
     @property
     def n_samples(self):
@@ -289,11 +424,16 @@ def points_of(estimator, X, name="X", *, fitting=False):
     until the next fit).  A 2-D ``X`` is points, with or without a
     preprocessor (metric-learn's convention); a 1-D ``X`` without a
     preprocessor is left to the usual checks (scikit-learn's "Expected 2D
-    array" error).
+    array" error).  Anything else is :func:`check_rows`'s (values that are
+    not numbers get the package's error naming ``name``), and a fitting call
+    checks the ``preprocessor`` parameter first (:func:`check_preprocessor`),
+    whether ``X`` is identifiers or points.
     """
+    owner = type(estimator).__name__
     preprocessor = getattr(estimator, "preprocessor" if fitting else "preprocessor_", None)
-    if preprocessor is None or isinstance(X, Integral):
-        return X
-    if len(_shape(X, name)) != 1:
-        return X
-    return Preprocessor(preprocessor, type(estimator).__name__).rows(X, name)
+    if fitting:
+        check_preprocessor(preprocessor, owner)
+    if (preprocessor is None or isinstance(X, Integral) or _not_an_array(X)
+            or len(_shape(X, name)) != 1):
+        return check_rows(X, name, owner)
+    return Preprocessor(preprocessor, owner).rows(X, name)

@@ -88,6 +88,7 @@ class AdaptiveGaussian:
 
     def fit(self, X):
         self.n_neighbors_ = min(int(self.n_neighbors), X.shape[0])
+        self.sparse_ = sp.issparse(X)
         self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors_).fit(X)
         sigma = self.nn_.kneighbors(X)[0][:, -1]
         # duplicates can leave sigma = 0: a tiny floor keeps 0/0 out
@@ -96,7 +97,16 @@ class AdaptiveGaussian:
         return self
 
     def bandwidth(self, X):
-        """sigma(x) for the rows of X."""
+        """sigma(x) for the rows of X.
+
+        Sparse rows against dense training points: scikit-learn's index of
+        dense points is a tree, which takes dense queries only, so the rows
+        are densified ``_DENSE_BLOCK`` at a time (never more than a block of
+        the batch); the same distances, the same bandwidths.
+        """
+        if sp.issparse(X) and not getattr(self, "sparse_", False):
+            return np.concatenate([self.bandwidth(X[start:start + _DENSE_BLOCK].toarray())
+                                   for start in range(0, X.shape[0], _DENSE_BLOCK)])
         return np.maximum(self.nn_.kneighbors(X)[0][:, -1], self.floor_)
 
     def __call__(self, X, Y, sigma_x, sigma_y):
@@ -116,10 +126,16 @@ class AdaptiveGaussian:
             K = np.exp(-D, out=D)
         rows = np.flatnonzero(overflow.any(1))
         for i in rows:
-            K[i, overflow[i]] = _far_adaptive_values(X[i], Y[overflow[i]],
+            x = X[[i]].toarray()[0] if sp.issparse(X) else X[i]
+            K[i, overflow[i]] = _far_adaptive_values(x, Y[overflow[i]],
                                                       sigma_y[overflow[i]])
         return check_finite_kernel(K, "adaptive_rbf", {"n_neighbors": self.n_neighbors},
                                    X, Y)
+
+
+#: Rows of a sparse batch densified at a time to query an index of dense
+#: training points (:meth:`AdaptiveGaussian.bandwidth`).
+_DENSE_BLOCK = 512
 
 
 def _far_adaptive_values(x, Y, sigma_y):
@@ -243,7 +259,7 @@ def check_precomputed(X):
     """A precomputed training kernel must be a dense, square, symmetric matrix."""
     if sp.issparse(X):
         raise ValueError(
-            "kernel='precomputed' takes the kernel matrix as a dense array; got a sparse "
+            "X: kernel='precomputed' takes the kernel matrix as a dense array; got a sparse "
             "matrix. Pass the points themselves (sparse rows are welcome) with a kernel "
             "name, e.g. kernel='cosine' or 'linear'.")
     if X.shape[0] != X.shape[1]:

@@ -24,6 +24,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._data._data import enter
+from .._data._inputs import refuse_sparse_kernel
 from .._engine import max_squared_norm
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .._utils._sklearn_compat import HasMethods, Interval, StrOptions
@@ -269,6 +270,8 @@ class FactorLearner(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
             dask array, mapped block by block, for a dask array).
         """
         check_is_fitted(self)
+        if self.factor_.kernel == "precomputed":
+            refuse_sparse_kernel(X, type(self).__name__)
         rows = enter(self, X, reset=False)
         return rows.map(self._map_function(), self.components_.shape[0])
 
@@ -292,7 +295,13 @@ class FactorLearner(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
             The learned kernel values ``K(X, Y)``.
         """
         ZX = self.transform(X)
-        ZY = ZX if Y is None else self.transform(Y)
+        if Y is None:
+            return ZX @ ZX.T
+        try:
+            ZY = self.transform(Y)
+        except (TypeError, ValueError) as exc:  # (its messages name X)
+            raise type(exc)(f"{type(self).__name__}.learned_kernel: in Y, the second set "
+                            f"of points: {exc}") from exc
         return ZX @ ZY.T
 
     @property

@@ -8,6 +8,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._data._data import enter
+from .._data._inputs import refuse_sparse_kernel
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .._utils._sklearn_compat import Interval, StrOptions
 from .._utils._state import TransactionalMixin, fit_context
@@ -184,6 +185,8 @@ class KernelKMeans(TransactionalMixin, KernelParamsMixin, ClusterMixin, BaseEsti
         self : object
             The fitted estimator.
         """
+        if self.kernel == "precomputed":
+            refuse_sparse_kernel(X, type(self).__name__)
         rows = enter(self, X, reset=True)
         if rows.n < self.n_clusters:
             raise ValueError(
@@ -225,6 +228,8 @@ class KernelKMeans(TransactionalMixin, KernelParamsMixin, ClusterMixin, BaseEsti
             array for a dask array).
         """
         check_is_fitted(self)
+        if getattr(self.factor_, "kernel", self.kernel) == "precomputed":
+            refuse_sparse_kernel(X, type(self).__name__)
         rows = enter(self, X, reset=False)
         # (fitted in memory: its KMeans' own predict; on chunks: the centres)
         nearest = (partial(_kmeans_predict, self.factor_, self.kmeans_)

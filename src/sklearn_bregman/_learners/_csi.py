@@ -10,10 +10,13 @@ compiled steps are in ``_engine/_csi_steps.pyx``.  This module holds the estimat
 
 from numbers import Integral, Real
 
+import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .._data._data import enter, output_dtype
+from .._data._inputs import refuse_sparse_kernel
 from .._factors._factors import targets
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 from .._utils._sklearn_compat import Interval
@@ -167,19 +170,24 @@ class CSIDecomposition(TransactionalMixin, KernelParamsMixin, ClassNamePrefixFea
             Training data, or the kernel matrix if ``kernel='precomputed'``;
             or a dask array of points (the factor is built on the chunks,
             with ``y=None`` only).
-        y : array-like of shape (n_samples,) or (n_samples, ntargets), default=None
+        y : array-like or sparse matrix of shape (n_samples,) or (n_samples, ntargets), default=None
             Floating-point responses (regression, one column per response),
             or class labels of any other dtype (one-hot encoded); ``None``
-            gives plain pivoted incomplete Cholesky.
+            gives plain pivoted incomplete Cholesky.  A scipy sparse matrix
+            (responses, or one-hot labels as a 0 / 1 indicator matrix) is
+            read as its dense copy, which the factor holds anyway (n x
+            ntargets): the same model.
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
-        rows, y = enter(self, X, y, reset=True,
+        if self.kernel == "precomputed":
+            refuse_sparse_kernel(X, type(self).__name__)
+        rows, y = enter(self, X, _check_side_information(y), reset=True,
                         check_y=dict(multi_output=True, y_numeric=False))
-        Y = None if y is None else targets(y)
+        Y = None if y is None else _targets(y)
         n = rows.n
         if self.rank is not None and self.rank > n:
             raise ValueError(
@@ -240,6 +248,8 @@ class CSIDecomposition(TransactionalMixin, KernelParamsMixin, ClassNamePrefixFea
             array).
         """
         check_is_fitted(self)
+        if getattr(self._map, "kernel", self.kernel) == "precomputed":
+            refuse_sparse_kernel(X, type(self).__name__)
         return enter(self, X, reset=False).map(self._map, self.rank_)
 
     @property
@@ -254,3 +264,59 @@ class CSIDecomposition(TransactionalMixin, KernelParamsMixin, ClassNamePrefixFea
         # transform returns float32 for float32 data (_data.output_dtype)
         tags.transformer_tags.preserves_dtype = ["float64", "float32"]
         return tags
+
+
+def _check_side_information(y):
+    """CSI's ``y`` as ``validate_data`` takes it, or the package's error
+    naming ``y``.
+
+    A scipy sparse ``y`` (responses, or one-hot labels as an indicator
+    matrix) is densified: the factor holds the side information as an
+    n x ntargets dense matrix whatever form it comes in, so the dense copy
+    costs nothing more and gives the dense ``y``'s model.  ``None``, a dict,
+    a set, a string, a scalar, more than two dimensions and complex values
+    are refused here (scikit-learn's messages would not name ``y``); the
+    length, NaN and inf are ``validate_data``'s ("Input y contains NaN").
+    """
+    owner = "CSIDecomposition"
+    if y is None:
+        return None
+    if sp.issparse(y):
+        if y.dtype.kind == "c":
+            raise ValueError(f"{owner}: y: Complex data not supported; got a sparse "
+                             f"matrix of dtype {y.dtype}.")
+        if y.dtype.kind not in "biuf":
+            raise TypeError(f"{owner}: y as a sparse matrix must hold numbers "
+                            f"(responses, or a 0 / 1 indicator matrix of labels); got "
+                            f"dtype {y.dtype}.")
+        return y.toarray()
+    try:
+        arr = np.asarray(y)
+    except ValueError:  # numpy's "inhomogeneous shape"
+        raise ValueError(f"{owner}: y: the rows have unequal lengths (a ragged "
+                         "list).") from None
+    if isinstance(y, (dict, set, frozenset, str, bytes)) or arr.ndim == 0:
+        raise TypeError(
+            f"{owner}: y must be an array-like of shape (n_samples,) or (n_samples, "
+            f"ntargets) (responses or class labels), a sparse matrix, or None; got "
+            f"{type(y).__name__} {y!r:.60}.")
+    if arr.ndim > 2:
+        raise ValueError(f"{owner}: y must be 1-D or 2-D, (n_samples,) or (n_samples, "
+                         f"ntargets); got {arr.ndim} dimensions, shape {arr.shape}.")
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{owner}: y: Complex data not supported; got dtype "
+                         f"{arr.dtype}.")
+    return y
+
+
+def _targets(y):
+    """The side information of the validated ``y``
+    (:func:`~sklearn_bregman._factors._factors.targets`), with a message naming
+    ``y`` when it holds neither responses nor class labels."""
+    try:
+        return targets(y)
+    except ValueError as exc:
+        raise ValueError(
+            "CSIDecomposition: y must hold floating-point responses (one column per "
+            "response) or class labels (integers or strings, one-hot encoded), or a "
+            f"0 / 1 indicator matrix; {exc}") from None

@@ -40,6 +40,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_array, validate_data
 
+from .._data._inputs import check_rows
 from .._engine import (
     frobenius_nearest_correlation,
     logdet_nearest_correlation,
@@ -459,6 +460,7 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
         n_rows = _rows_of(C)
         if n_rows is not None:
             self._check_size(n_rows)
+        check_rows(C, "C", type(self).__name__)  # (NumPy's conversion messages name nothing)
         X = check_array(C, dtype=np.float64, input_name="C")
         self._check_size(X.shape[0])
         # n_features_in_, and feature_names_in_ from the input as given (the

@@ -69,9 +69,21 @@ def _check_distances(Z, scorer):
 
 
 def _check_labels(y, scorer):
-    """``np.asarray(y)``; missing labels (NaN or None) are not a class, and
-    the labels must be of one comparable kind (numbers, or strings)."""
+    """``np.asarray(y)``; missing labels (NaN or None) are not a class, nor
+    are infinite or complex ones, and the labels must be of one comparable
+    kind (numbers, or strings)."""
+    if sparse.issparse(y):
+        raise TypeError(f"{scorer}: y must be a dense 1-d array of class labels; got a "
+                        f"sparse {type(y).__name__} of shape {y.shape} (use y.toarray() "
+                        "for one column of labels).")
     y = np.asarray(y)
+    if y.dtype.kind == "c":
+        raise ValueError(f"{scorer}: y: Complex data not supported (dtype {y.dtype}); "
+                         "class labels are integers or strings.")
+    if y.dtype.kind == "f" and np.isinf(y).any():
+        raise ValueError(
+            f"{scorer}: y holds infinite labels ({int(np.isinf(y).sum())}); an infinite "
+            "value is not a class.")
     if y.dtype.kind in "fc":
         missing = np.isnan(y)
     elif y.dtype.kind == "O":

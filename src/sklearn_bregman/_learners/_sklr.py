@@ -25,6 +25,7 @@ from .._constraints._containers import TripletConstraints, check_triplet_constra
 from .._constraints._labels import outlier_triplets
 from .._constraints._validation import empty_error
 from .._data._data import enter, output_dtype
+from .._data._inputs import refuse_sparse_kernel
 from .._engine import triplet_projections
 from .._factors._factors import SpectralFactor
 from .._factors._kernels import KernelParamsMixin, kernel_parameters
@@ -298,6 +299,8 @@ class SKLRClusterer(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
         self : object
             The fitted estimator.
         """
+        if self.kernel == "precomputed":
+            refuse_sparse_kernel(X, type(self).__name__)
         X = enter(self, X, reset=True, ensure_min_samples=2).in_memory("SKLRClusterer.fit")
         n = X.shape[0]
         if n < self.n_clusters:
@@ -450,6 +453,8 @@ class SKLRClusterer(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
     def _coordinates(self, X):
         """The learned coordinates of ``X`` in float64, and the dtype
         ``transform`` returns them in (float32 for float32 data)."""
+        if self.factor_.kernel == "precomputed":
+            refuse_sparse_kernel(X, type(self).__name__)
         rows = enter(self, X, reset=False)
         return self._map_function()(rows.in_memory("SKLRClusterer")), rows.out_dtype
 

@@ -12,6 +12,7 @@ through the fitted learner.
 import copy
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -19,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._data._inputs import (
     Preprocessor,
     check_point_tuples,
+    check_preprocessor,
     points_of,
     tuple_form,
     unique_identifiers,
@@ -29,7 +31,8 @@ from .._utils._sklearn_compat import InvalidParameterError
 from .._utils._state import TransactionalMixin
 from .._utils._warnings import column_or_1d
 
-__all__ = ["TupleMetaEstimator", "check_tuple_labels", "inner_streams", "unique_points"]
+__all__ = ["TupleMetaEstimator", "check_sample_weight", "check_tuple_labels", "inner_streams",
+           "unique_points"]
 
 #: The two label encodings a tuple classifier takes: its own, +1 / -1, and
 #: 1 / 0, the one scikit-learn's tools pass (``cross_val_predict`` with
@@ -78,6 +81,33 @@ def check_tuple_labels(y, n, name, meaning):
         "accepted in place of +1 and -1 (the encoding scikit-learn's "
         "cross_val_predict passes), but not -1 and 0 together."
     )
+
+
+def check_sample_weight(sample_weight, n, name):
+    """The weights of ``n`` tuples (``name``: 'pairs', 'triplets') for a
+    score: ``None``, or a 1-D array of ``n`` finite, non-negative numbers
+    that do not all vanish, as float64; a ValueError (a TypeError for
+    something that is not an array of numbers) naming ``sample_weight``
+    otherwise."""
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, (dict, set, frozenset, str, bytes)) or sp.issparse(
+            sample_weight):
+        raise TypeError(f"sample_weight must be an array-like of shape (n_{name},); got "
+                        f"{type(sample_weight).__name__}.")
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"sample_weight must hold numbers; {exc}.") from None
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(f"sample_weight must have shape (n_{name},) = ({n},), one weight "
+                         f"per {name[:-1]}; got shape {w.shape}.")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("sample_weight must hold finite, non-negative weights; got "
+                         f"{w[~(np.isfinite(w) & (w >= 0))][0]!r}.")
+    if not w.any():
+        raise ValueError("sample_weight: the weights are all zero; nothing to score.")
+    return w
 
 
 def unique_points(P, t):
@@ -171,9 +201,20 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
         # fitted means the inner learner is (``set_threshold`` may come first)
         return hasattr(self, "estimator_")
 
-    def _training_set(self, tuples):
+    def _check_fit_parameters(self):
+        """What every ``fit`` and ``partial_fit`` call checks first: the
+        inner learner (:meth:`_check_learner`) and the ``preprocessor``
+        (:func:`~sklearn_bregman._data._inputs.check_preprocessor`, whatever
+        form the tuples have)."""
+        self._check_learner()
+        check_preprocessor(self.preprocessor, type(self).__name__)
+
+    def _training_set(self, tuples, partial=False):
         """The points the inner learner is fitted on, and the tuples' rows
         among them, (n, t).
+
+        A ``partial`` call after a first one takes points of the features
+        the stream started on (a ValueError naming the tuples otherwise).
 
         Point tuples: identical points are one sample (``np.unique`` on the
         rows).  Identifiers into an array: the whole array (points in no
@@ -184,15 +225,23 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
         learners' bounds and draws depend on the order of their samples).
         """
         t, name = self._size, self._name
+        d = self.n_features_in_ if partial and hasattr(self, "estimator_") else None
         if tuple_form(tuples, t, name, self.preprocessor) == "points":
-            P = check_point_tuples(tuples, t, name)
+            P = check_point_tuples(tuples, t, name, n_features=d)
             return unique_points(P.reshape(-1, P.shape[2]), t)
         pre = Preprocessor(self.preprocessor, type(self).__name__)
         ids = pre.identifiers(tuples, name)
         if not pre.callable:
-            return pre.array, ids
-        used, inverse = unique_identifiers(ids.reshape(-1))
-        return unique_points(pre.rows(used, name)[inverse], t)
+            X, rows = pre.array, ids
+        else:
+            used, inverse = unique_identifiers(ids.reshape(-1))
+            X, rows = unique_points(pre.rows(used, name)[inverse], t)
+        if d is not None and X.shape[1] != d:
+            raise ValueError(
+                f"{name}: the preprocessor's points have {X.shape[1]} features, but the "
+                f"stream was started on {d} features."
+            )
+        return X, rows
 
     def _embedding_of(self, est, tuples, X):
         """After fitting ``est`` on ``X``: with identifier tuples into an

@@ -11,6 +11,7 @@ constraints, and a held-out pair is scored by its learned squared distance.
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -26,7 +27,13 @@ from .._utils._sklearn_compat import (
     validate_parameter_constraints,
 )
 from .._utils._state import all_or_nothing, fit_context
-from ._base import TupleMetaEstimator, check_tuple_labels, inner_streams, unique_points
+from ._base import (
+    TupleMetaEstimator,
+    check_sample_weight,
+    check_tuple_labels,
+    inner_streams,
+    unique_points,
+)
 
 __all__ = ["PairClassifier", "PairKFold"]
 
@@ -238,10 +245,10 @@ class PairClassifier(TupleMetaEstimator):
         """``fit``, or a ``partial_fit`` call (``partial``)."""
         check_threshold_parameters(type(self).__name__, strategy=self.strategy,
                                    min_rate=self.min_rate)
-        self._check_learner()
+        self._check_fit_parameters()
         tuple_form(pairs, 2, "pairs", self.preprocessor)
         y, classes = check_pair_labels(y, len(pairs), return_classes=True)
-        X, rows = self._training_set(pairs)
+        X, rows = self._training_set(pairs, partial)
         i, j = rows[:, 0], rows[:, 1]
         if (i == j).any():
             k = int(np.flatnonzero(i == j)[0])
@@ -322,6 +329,7 @@ class PairClassifier(TupleMetaEstimator):
         check_is_fitted(self)
         tuple_form(pairs, 2, "pairs", self.preprocessor_)
         signs = check_pair_labels(y, len(pairs))
+        sample_weight = check_sample_weight(sample_weight, len(pairs), "pairs")
         pred = np.where(self.decision_function(pairs) >= self.threshold_, 1, -1)
         return float(accuracy_score(signs, pred, sample_weight=sample_weight))
 
@@ -515,16 +523,31 @@ class PairKFold(BaseCrossValidator):
         return self.n_splits
 
     def _point_ids(self, pairs):
-        shape = np.shape(pairs)
-        if len(shape) == 3 and shape[1] == 2:
-            P = np.asarray(pairs).reshape(shape[0] * 2, -1)
-            return unique_points(P, 2)[1]
-        if len(shape) == 2 and shape[1] == 2:
-            return np.asarray(pairs)
-        raise ValueError(
-            "PairKFold splits pairs of shape (n_pairs, 2) (indices) or (n_pairs, 2, "
-            f"n_features) (points); got shape {shape}."
-        )
+        """Each pair's two point identifiers, (n_pairs, 2): the indices
+        themselves, or for point pairs the rows' positions among the distinct
+        points (``X`` named in every error)."""
+        expected = ("PairKFold.split: X must be pairs of shape (n_pairs, 2) (indices) or "
+                    "(n_pairs, 2, n_features) (points)")
+        if sp.issparse(pairs):  # (n_pairs, 2) indices as a sparse matrix
+            pairs = pairs.toarray()
+        if pairs is None or isinstance(pairs, (dict, set, frozenset, str, bytes)):
+            what = "None" if pairs is None else f"an object of type {type(pairs).__name__}"
+            raise ValueError(f"{expected}; got {what}.")
+        try:
+            arr = np.asarray(pairs)
+        except ValueError:  # numpy's "inhomogeneous shape"
+            raise ValueError(f"{expected}; got rows of unequal lengths (a ragged "
+                             "list).") from None
+        shape = arr.shape
+        if len(shape) not in (2, 3) or shape[1] != 2:
+            raise ValueError(f"{expected}; got shape {shape}.")
+        if shape[0] == 0:
+            raise ValueError(f"{expected}; got an empty array (shape {shape}).")
+        if len(shape) == 2:
+            return arr
+        if shape[2] == 0:
+            raise ValueError(f"{expected}; got points with 0 features (shape {shape}).")
+        return unique_points(arr.reshape(shape[0] * 2, -1), 2)[1]
 
     def split(self, X, y=None, groups=None):
         """Yield (train, test) indices of the pairs ``X``.
@@ -548,7 +571,7 @@ class PairKFold(BaseCrossValidator):
         ids = self._point_ids(X)
         points, inverse = np.unique(ids.reshape(-1), return_inverse=True)
         if points.shape[0] < self.n_splits:
-            raise ValueError(f"PairKFold: {points.shape[0]} points cannot fill "
+            raise ValueError(f"PairKFold.split: X: {points.shape[0]} points cannot fill "
                              f"{self.n_splits} folds.")
         order = np.arange(points.shape[0])
         if self.shuffle:

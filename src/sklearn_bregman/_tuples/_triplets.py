@@ -15,7 +15,12 @@ from sklearn.utils.metaestimators import available_if
 from .._data._inputs import tuple_form
 from .._utils._sklearn_compat import HasMethods
 from .._utils._state import fit_context
-from ._base import TupleMetaEstimator, check_tuple_labels, inner_streams
+from ._base import (
+    TupleMetaEstimator,
+    check_sample_weight,
+    check_tuple_labels,
+    inner_streams,
+)
 
 __all__ = ["TripletClassifier"]
 
@@ -187,12 +192,12 @@ class TripletClassifier(TupleMetaEstimator):
 
     def _fit(self, triplets, y, *, partial):
         """``fit``, or a ``partial_fit`` call (``partial``)."""
-        self._check_learner()
+        self._check_fit_parameters()
         classes = np.array([-1, 1])
         if y is not None:
             tuple_form(triplets, 3, "triplets", self.preprocessor)
             y, classes = self._check_y(y, len(triplets))
-        X, rows = self._training_set(triplets)
+        X, rows = self._training_set(triplets, partial)
         if y is not None:
             rows = rows.copy()
             flip = y == -1
@@ -283,4 +288,5 @@ class TripletClassifier(TupleMetaEstimator):
 
         pred = np.where(self.decision_function(triplets) > 0, 1, -1)
         y = np.ones(len(pred), dtype=int) if y is None else self._check_y(y, len(pred))[0]
+        sample_weight = check_sample_weight(sample_weight, len(pred), "triplets")
         return float(accuracy_score(y, pred, sample_weight=sample_weight))

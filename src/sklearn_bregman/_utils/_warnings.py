@@ -114,6 +114,22 @@ def column_or_1d(y, *, input_name="y"):
     from sklearn.exceptions import DataConversionWarning
     from sklearn.utils.validation import column_or_1d as _column_or_1d
 
+    # (scikit-learn's messages for these name no argument: "Found array with
+    # dim 3", "Complex data not supported")
+    shape, dtype = getattr(y, "shape", None), getattr(y, "dtype", None)
+    if shape is None or dtype is None:  # a list (not read again if an array)
+        try:
+            arr = np.asarray(y)
+        except ValueError:  # numpy's "inhomogeneous shape"
+            raise ValueError(f"{input_name}: the entries have unequal lengths (a ragged "
+                             "list); labels are one value per sample.") from None
+        shape, dtype = arr.shape, arr.dtype
+    if len(shape) > 2:
+        raise ValueError(f"{input_name} should be a 1d array, got an array of shape "
+                         f"{tuple(shape)} instead.")
+    if getattr(dtype, "kind", "") == "c":
+        raise ValueError(f"{input_name}: Complex data not supported; labels are "
+                         "integers or strings (responses real numbers).")
     out = _column_or_1d(y)  # (input_name: scikit-learn >= 1.7 only)
     if len(getattr(y, "shape", ())) == 2 or (
             not hasattr(y, "shape") and isinstance(y, (list, tuple)) and len(y)
