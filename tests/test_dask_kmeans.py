@@ -562,7 +562,7 @@ def test_kernel_kmeans_seeds_on_a_sample_when_the_rows_are_not_kept(client, monk
     Xd = da.from_array(X, chunks=(500, -1))
     KernelKMeans(4, n_init=2, random_state=0).fit(Xd)
     assert used == []  # kept on the workers: k-means||
-    monkeypatch.setattr(dask_module, "fits_on_workers", lambda nbytes: False)
+    monkeypatch.setattr(dask_module, "room_on_workers", lambda: 0)
     km = KernelKMeans(4, n_init=2, random_state=0).fit(Xd)
     assert used == ["sample"]
     ref = KernelKMeans(4, n_init=2, random_state=0).fit(X)

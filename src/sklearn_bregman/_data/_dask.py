@@ -173,10 +173,10 @@ def largest_squared_norm(X):
     return float(map_rows(X, _row_squared_norms, None).max().compute())
 
 
-def fits_on_workers(nbytes):
-    """Whether ``nbytes`` may stay on the workers: at most half of their
-    summed ``memory_limit`` on a distributed cluster, of this machine's
-    available memory otherwise."""
+def room_on_workers():
+    """Bytes that may stay on the workers: half of their summed
+    ``memory_limit`` on a distributed cluster (``inf`` if a limit is
+    unknown), half of this machine's available memory otherwise."""
     import os
 
     try:
@@ -188,9 +188,14 @@ def fits_on_workers(nbytes):
     if client is not None:
         limits = [w.get("memory_limit") or 0
                   for w in client.scheduler_info()["workers"].values()]
-        return not limits or not all(limits) or nbytes <= sum(limits) / 2
+        return sum(limits) / 2 if limits and all(limits) else np.inf
     available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    return nbytes <= available / 2
+    return available / 2
+
+
+def fits_on_workers(nbytes):
+    """Whether ``nbytes`` may stay on the workers now (:func:`room_on_workers`)."""
+    return nbytes <= room_on_workers()
 
 
 def _per_chunk(function, X):
@@ -750,16 +755,21 @@ def _label_index(y, n, unlabeled):
     return DaskLabelIndex(y, unlabeled)
 
 
-def _kmeans(Z, n_clusters, n_init, max_iter, tol, random_state, verbose, init="auto"):
+def _kmeans(Z, n_clusters, n_init, max_iter, tol, random_state, verbose, init="auto",
+            room=None):
     """:func:`~sklearn_bregman._data._dask_kmeans.kmeans_dask` on the rows ``Z``,
     kept on the workers when they take at most half of their memory
     (otherwise every pass computes them anew from the data):
     ``(centers, inertia, n_iter, labels, None)``.  ``init='auto'`` seeds by
-    k-means|| when the rows are kept (a pass is cheap) and on one uniform
-    sample when every pass computes them anew (one pass instead of six)."""
+    k-means|| when the rows fit in ``room`` bytes (measured when the data
+    entered the fit: :class:`DaskRows`) and on one uniform sample otherwise
+    (one pass instead of six).  Keeping the rows is decided by the workers
+    alive now, which changes only memory and time; the seeding changes the
+    model, so that it is not decided by a worker lost in the middle of the
+    fit (dask recomputes what the lost worker held: the same model)."""
     persist = fits_on_workers(Z.nbytes)
     if init == "auto":
-        init = "k-means||" if persist else "sample"
+        init = "k-means||" if (persist if room is None else Z.nbytes <= room) else "sample"
     centers, inertia, n_iter, labels = kmeans_dask(
         Z, n_clusters, n_init=n_init, max_iter=max_iter, tol=tol,
         random_state=random_state, verbose=verbose, persist=persist, init=init)
@@ -784,6 +794,10 @@ class DaskRows:
         self.shape = X.shape
         self.out_dtype = out_dtype
         self.sparse = False
+        # the workers' memory, once, when the data enter the fit: a choice
+        # that changes the model (k-means' seeding) must not change with a
+        # worker lost later in the fit
+        self.room = room_on_workers()
 
     def take(self, idx):
         return gather(self.X, idx)
@@ -817,7 +831,7 @@ class DaskRows:
         is not used: a dask array is not hashed)."""
         factor = DaskFactor(kernel, rank, tol, params, method,
                             random_state=random_state if method == "rpcholesky" else None)
-        return factor.fit(self.X), DaskFactorRows(factor)
+        return factor.fit(self.X), DaskFactorRows(factor, self.room)
 
     def side_information_cholesky(self, Y, kernel, params, *, max_rank, kappa, delta, tol,
                                   center, random_state):
@@ -855,7 +869,7 @@ class DaskRows:
     def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose,
                init="auto"):
         return _kmeans(self.X, n_clusters, n_init, max_iter, tol, random_state, verbose,
-                       init)
+                       init, self.room)
 
 
 class DaskFactorRows:
@@ -864,8 +878,9 @@ class DaskFactorRows:
     :mod:`sklearn_bregman._data._data`, plus ``orthonormal_rows``.
     """
 
-    def __init__(self, factor):
+    def __init__(self, factor, room=None):
         self.factor = factor
+        self.room = room  # DaskRows.room: the workers' memory when the data entered
         self.n = factor._X.shape[0]
         self.shape = (self.n, factor.rank_)
 
@@ -898,4 +913,4 @@ class DaskFactorRows:
     def kmeans(self, n_clusters, *, n_init, max_iter, tol, random_state, verbose,
                init="auto"):
         return _kmeans(self.all(), n_clusters, n_init, max_iter, tol, random_state, verbose,
-                       init)
+                       init, self.room)
