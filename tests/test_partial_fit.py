@@ -285,6 +285,40 @@ def test_relative_labels_and_mixed_kinds_stream_as_rows():
     assert est.converged_
 
 
+@pytest.mark.parametrize("first", ["triplets", "rows"])
+def test_every_form_of_a_batch_joins_a_stream_of_rows(first):
+    # Issue 34's reproductions: a stream of relative rows (from triplets or
+    # a RelativeConstraints) takes pairs as an array as it takes the same
+    # pairs as a PairConstraints, and a batch of labels is drawn as
+    # label_constraints says, whatever the stream's kind.
+    X, y, batches = wine_batches(3)
+
+    def started(label_constraints):
+        est = LogDetKernelLearner(kernel="rbf", gamma=0.05, rank=10, n_constraints=30,
+                                  label_constraints=label_constraints, random_state=0)
+        if first == "triplets":
+            est.partial_fit(X[batches[0]], triplets=np.array([[0, 1, 2], [3, 4, 5]]))
+        else:
+            est.partial_fit(X[batches[0]],
+                            constraints=RelativeConstraints([0], [1], [0], [2], ratio=1.5))
+        return est
+
+    seen = started("pairs").n_constraints_seen_
+    as_array = started("pairs").partial_fit(
+        X[batches[1]], constraints=np.array([[0, 1, 1], [2, 9, -1]]))
+    as_container = started("pairs").partial_fit(
+        X[batches[1]], constraints=PairConstraints([0, 2], [1, 9], [1, -1]))
+    assert as_array.n_constraints_seen_ == seen + 2
+    np.testing.assert_array_equal(as_array.learned_kernel(X), as_container.learned_kernel(X))
+
+    for kind, drawn in [("pairs", PairConstraints), ("relative", RelativeConstraints)]:
+        est = started(kind).partial_fit(X[batches[1]], y[batches[1]])
+        (batch,) = est.constraints_
+        assert type(batch) is drawn
+        assert len(batch) == 30 and est.n_constraints_seen_ == seen + 30
+        assert est.converged_
+
+
 def test_triplet_classifier_passes_the_stream_on():
     from sklearn_bregman import SKLRClusterer, TripletClassifier
 
