@@ -4,6 +4,7 @@ Metadata (name, version, dependencies, package data) lives in pyproject.toml's
 [project] and [tool.setuptools] tables; this file only declares the Cython
 extension modules, which pyproject.toml cannot express.
 """
+import os
 import sys
 
 import numpy as np
@@ -60,9 +61,15 @@ extensions = [
     ),
 ]
 
+# Cython's translation and the C compiler on every core (nine modules; on a
+# 2-core machine a build takes about half the time of a serial one).
+JOBS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
 setup(
+    options={"build_ext": {"parallel": JOBS or 1}},
     ext_modules=cythonize(
         extensions,
+        nthreads=JOBS or 0,
         compiler_directives={
             "language_level": "3",
             "boundscheck": False,
