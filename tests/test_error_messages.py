@@ -412,11 +412,13 @@ def bad_preprocessor(good, fitted):
 def bad_split_pairs(good, fitted):
     """Bad values of the pairs PairKFold splits: the shapes and types of
     :func:`bad_point_tuples` (a splitter reads no values: NaN, strings are
-    points like any other; index pairs are its other form)."""
+    points like any other; index pairs are its other form; it splits tuples
+    of any size, so three points per tuple is a triplet)."""
     out = bad_point_tuples(good, fitted)
     for valid in ("nan", "inf", "strings", "object_dict", "complex",
-                  "index_tuples_without_preprocessor", "fewer_features"):
+                  "index_tuples_without_preprocessor", "fewer_features", "wrong_t"):
         out.pop(valid, None)
+    out["one_point_tuples"] = good[:, :1]
     return out
 
 

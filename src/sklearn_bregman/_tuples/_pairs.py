@@ -460,7 +460,10 @@ class PairKFold(BaseCrossValidator):
     in fold k, and pairs with one point on each side are left out of that
     split.  (``GroupKFold`` with the first point of each pair as its group
     is not enough: a test pair's second point may still sit in a training
-    pair.)
+    pair.)  Triplets and quadruplets split the same way, all their points
+    in the fold or none: ``X`` may hold tuples of any size ``t >= 2``, as
+    :class:`~sklearn_bregman.TripletClassifier` and
+    :class:`~sklearn_bregman.QuadrupletClassifier` take them.
 
     Parameters
     ----------
@@ -523,11 +526,11 @@ class PairKFold(BaseCrossValidator):
         return self.n_splits
 
     def _point_ids(self, pairs):
-        """Each pair's two point identifiers, (n_pairs, 2): the indices
-        themselves, or for point pairs the rows' positions among the distinct
+        """Each tuple's point identifiers, (n_tuples, t): the indices
+        themselves, or for point tuples the rows' positions among the distinct
         points (``X`` named in every error)."""
-        expected = ("PairKFold.split: X must be pairs of shape (n_pairs, 2) (indices) or "
-                    "(n_pairs, 2, n_features) (points)")
+        expected = ("PairKFold.split: X must be tuples of shape (n_tuples, t) (indices) or "
+                    "(n_tuples, t, n_features) (points), t >= 2 points each (pairs: t = 2)")
         if sp.issparse(pairs):  # (n_pairs, 2) indices as a sparse matrix
             pairs = pairs.toarray()
         if pairs is None or isinstance(pairs, (dict, set, frozenset, str, bytes)):
@@ -539,23 +542,31 @@ class PairKFold(BaseCrossValidator):
             raise ValueError(f"{expected}; got rows of unequal lengths (a ragged "
                              "list).") from None
         shape = arr.shape
-        if len(shape) not in (2, 3) or shape[1] != 2:
+        if len(shape) not in (2, 3) or shape[1] < 2:
             raise ValueError(f"{expected}; got shape {shape}.")
         if shape[0] == 0:
             raise ValueError(f"{expected}; got an empty array (shape {shape}).")
         if len(shape) == 2:
+            # (a 2-D array is identifiers; points of one tuple given as its
+            # rows are the form's likeliest mistake)
+            if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
+                raise ValueError(
+                    f"{expected}; got a 2-D array of shape {shape} holding non-integral "
+                    "numbers, read as identifiers: give point tuples as (n_tuples, t, "
+                    "n_features).")
             return arr
         if shape[2] == 0:
             raise ValueError(f"{expected}; got points with 0 features (shape {shape}).")
-        return unique_points(arr.reshape(shape[0] * 2, -1), 2)[1]
+        return unique_points(arr.reshape(shape[0] * shape[1], -1), shape[1])[1]
 
     def split(self, X, y=None, groups=None):
-        """Yield (train, test) indices of the pairs ``X``.
+        """Yield (train, test) indices of the tuples ``X``.
 
         Parameters
         ----------
-        X : array-like of shape (n_pairs, 2) or (n_pairs, 2, n_features)
-            Index pairs or point pairs; identical points are one point.
+        X : array-like of shape (n_tuples, t) or (n_tuples, t, n_features)
+            Index tuples or point tuples (pairs: ``t = 2``; triplets,
+            quadruplets); identical points are one point.
         y : object
             Ignored; present for API consistency.
         groups : object
@@ -564,9 +575,9 @@ class PairKFold(BaseCrossValidator):
         Yields
         ------
         train : ndarray
-            Indices of the training pairs (neither point in the fold).
+            Indices of the training tuples (none of their points in the fold).
         test : ndarray
-            Indices of the test pairs (both points in the fold).
+            Indices of the test tuples (all their points in the fold).
         """
         ids = self._point_ids(X)
         points, inverse = np.unique(ids.reshape(-1), return_inverse=True)
@@ -578,7 +589,7 @@ class PairKFold(BaseCrossValidator):
             order = check_random_state(self.random_state).permutation(points.shape[0])
         fold_of_point = np.empty(points.shape[0], dtype=np.intp)
         fold_of_point[order] = np.arange(points.shape[0]) % self.n_splits
-        fold = fold_of_point[inverse].reshape(-1, 2)
+        fold = fold_of_point[inverse].reshape(ids.shape)
         for k in range(self.n_splits):
             inside = fold == k
             yield np.flatnonzero(~inside.any(1)), np.flatnonzero(inside.all(1))
