@@ -555,8 +555,8 @@ def _pair_classifier(name, make):
         Method("score", lambda e, a: e.score(a["pairs"], a["y"], a["sample_weight"]),
                {"pairs": P, "y": s, "sample_weight": ("sample_weight", "sample_weight")}),
         Method("calibrate_threshold",
-               lambda e, a: e.calibrate_threshold(a["pairs"], a["y"]),
-               {"pairs": P, "y": s}),
+               lambda e, a: e.calibrate_threshold(a["pairs_valid"], a["y_valid"]),
+               {"pairs_valid": P, "y_valid": s}),
         Method("set_threshold", lambda e, a: e.set_threshold(a["threshold"]),
                {"threshold": ("threshold", "threshold")}),
         _transform(),
@@ -751,7 +751,8 @@ def accepted_validation_message(message, argument, data_argument):
     if argument == data_argument and any(re.search(p, message)
                                          for p in _DATA_ARRAY_MESSAGES):
         return True
-    if argument in ("pairs", "triplets") and message.startswith("Complex data not supported"):
+    if argument in ("pairs", "pairs_valid", "triplets", "quadruplets") and message.startswith(
+            "Complex data not supported"):
         return True  # metric-learn's message, pinned by tests/metric_learn
     return argument == "y" and "inconsistent numbers of samples" in message
 

@@ -205,7 +205,7 @@ def test_pair_classifier_over_string_identifiers():
     d = clf.pair_distance(names[pairs[200:205]])
     P = np.stack([X_IRIS[pairs[200:205, 0]], X_IRIS[pairs[200:205, 1]]], axis=1)
     np.testing.assert_allclose(d, clf.pair_distance(P), rtol=1e-12)
-    np.testing.assert_allclose(clf.decision_function(names[pairs[200:205]]), -d ** 2,
+    np.testing.assert_allclose(clf.decision_function(names[pairs[200:205]]), -d,
                                rtol=1e-12)
     assert clf.components_.shape == (4, 4)
     np.testing.assert_allclose(clf.get_mahalanobis_matrix(),
@@ -251,10 +251,10 @@ def fitted_pairs():
 def test_set_threshold(fitted_pairs):
     clf, pairs, y = fitted_pairs
     clf = clone(clf).fit(pairs, y)
-    s = clf.decision_function(pairs)
-    clf.set_threshold(np.median(s))
-    assert clf.threshold_ == np.median(s)
-    np.testing.assert_array_equal(clf.predict(pairs), np.where(s >= np.median(s), 1, -1))
+    d = clf.pair_distance(pairs)
+    clf.set_threshold(np.median(d))  # a distance, as metric-learn's
+    assert clf.threshold_ == np.median(d)
+    np.testing.assert_array_equal(clf.predict(pairs), np.where(d <= np.median(d), 1, -1))
     for bad in [np.nan, np.inf, None, "0.5", 1 + 2j]:
         with pytest.raises(InvalidParameterError, match="'threshold' parameter of "
                            "PairClassifier.set_threshold"):
@@ -262,7 +262,7 @@ def test_set_threshold(fitted_pairs):
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(strategy="accuracy", beta=0), "'beta' parameter"),
+    (dict(strategy="accuracy", beta=-1), "'beta' parameter"),
     (dict(strategy="f_beta", beta=3 + 2j), "'beta' parameter"),
     (dict(strategy="f_beta", beta=None), "'beta' parameter"),
     (dict(strategy="max_tpr", min_rate=-0.2), "'min_rate' parameter"),
@@ -282,8 +282,8 @@ def test_calibrate_threshold_follows_the_constructors_rules(fitted_pairs, kwargs
 @pytest.mark.parametrize("y, match", [
     (lambda y: y[:-1], "entries but there are"),
     # (1 / 0 labels are accepted in place of +1 / -1, issue 28; -1 and 0 mixed are not)
-    (lambda y: np.where(np.arange(len(y)) % 3 == 0, 0, y), "y must hold"),
-    (lambda y: np.where(y > 0, np.nan, -1.0), "y must hold"),
+    (lambda y: np.where(np.arange(len(y)) % 3 == 0, 0, y), "y_valid must hold"),
+    (lambda y: np.where(y > 0, np.nan, -1.0), "y_valid must hold"),
 ])
 def test_calibrate_threshold_checks_y(fitted_pairs, y, match):
     clf, pairs, yy = fitted_pairs

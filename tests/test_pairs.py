@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.datasets import load_iris, load_wine
 from sklearn.metrics import fbeta_score, roc_auc_score
 from sklearn.model_selection import GridSearchCV, train_test_split
@@ -16,8 +17,23 @@ from sklearn_bregman import (
     PairClassifier,
     PairConstraints,
     VonNeumannKernelLearner,
+    learner_tags,
 )
 from sklearn_bregman.constraints import pairs_from_labels
+
+
+class IdentityPairLearner(TransformerMixin, BaseEstimator):
+    """A pair learner that learns nothing: the learned distance is the Euclidean one."""
+
+    def fit(self, X, y=None, constraints=None):
+        self.n_features_in_ = np.asarray(X).shape[1]
+        return self
+
+    def transform(self, X):
+        return np.asarray(X, dtype=float)
+
+    def __sklearn_tags__(self):
+        return learner_tags(super().__sklearn_tags__(), learns_from=("pairs",))
 
 
 def index_pairs(y, n, seed=0):
@@ -67,17 +83,20 @@ def test_point_pairs_share_repeated_points():
     assert j[0] == i[1]  # X[1]
 
 
-def _rates(s, y, t):
-    pred = np.where(s >= t, 1, -1)
+def _rates(dist, y, t):
+    pred = np.where(dist <= t, 1, -1)  # similar: at most the threshold apart
     tp = np.sum((pred == 1) & (y == 1))
     tn = np.sum((pred == -1) & (y == -1))
     return pred, tp / max((y == 1).sum(), 1), tn / max((y == -1).sum(), 1)
 
 
-@pytest.mark.parametrize("strategy,kw", [("accuracy", {}), ("f_beta", {"beta": 0.5}),
-                                         ("f_beta", {"beta": 2.0}),
-                                         ("max_tpr", {"min_rate": 0.8}),
-                                         ("max_tnr", {"min_rate": 0.9})])
+CALIBRATIONS = [("accuracy", {}), ("f_beta", {"beta": 0.0}), ("f_beta", {"beta": 0.5}),
+                ("f_beta", {"beta": 2.0}), ("max_tpr", {"min_rate": 0.8}),
+                ("max_tnr", {"min_rate": 0.9}), ("max_tpr", {"min_rate": 0.0}),
+                ("max_tnr", {"min_rate": 0.0}), ("max_tnr", {"min_rate": 1.0})]
+
+
+@pytest.mark.parametrize("strategy,kw", CALIBRATIONS)
 def test_calibrated_threshold_is_the_best_of_a_brute_force_scan(iris, strategy, kw):
     X, y = iris
     pairs, s = index_pairs(y, 300)
@@ -85,11 +104,12 @@ def test_calibrated_threshold_is_the_best_of_a_brute_force_scan(iris, strategy, 
                                              random_state=0), preprocessor=X)
     clf.fit(pairs[:150], s[:150])
     held, s_held = pairs[150:], s[150:]
-    clf.calibrate_threshold(held, s_held, strategy=strategy, **kw)
-    scores = clf.decision_function(held)
+    clf.calibrate_threshold(held, s_held, strategy, **kw)
+    dist = clf.pair_distance(held)
+    np.testing.assert_array_equal(clf.decision_function(held), -dist)
 
     def value(t):
-        pred, tpr, tnr = _rates(scores, s_held, t)
+        pred, tpr, tnr = _rates(dist, s_held, t)
         if strategy == "accuracy":
             return np.mean(pred == s_held)
         if strategy == "f_beta":
@@ -97,10 +117,71 @@ def test_calibrated_threshold_is_the_best_of_a_brute_force_scan(iris, strategy, 
         keep, gain = (tnr, tpr) if strategy == "max_tpr" else (tpr, tnr)
         return gain if keep >= kw["min_rate"] else -np.inf
 
-    candidates = np.concatenate([np.unique(scores), [scores.max() + 1]])
+    candidates = np.concatenate([[dist.min() - 1], np.unique(dist)])
     best = max(value(t) for t in candidates)
     assert value(clf.threshold_) == pytest.approx(best, abs=1e-12)
-    assert np.array_equal(clf.predict(held), np.where(scores >= clf.threshold_, 1, -1))
+    assert np.isfinite(clf.threshold_)
+    assert np.array_equal(clf.predict(held), np.where(dist <= clf.threshold_, 1, -1))
+
+
+def metric_learn_threshold(scores, y, strategy, min_rate=None, beta=1.0):
+    """metric-learn 0.7.0's ``_PairsClassifierMixin.calibrate_threshold`` restated
+    as a plain oracle (its algorithm, on the scores ``decision_function`` gave;
+    ``roc_curve``'s reject-all threshold read as ``max + 1``, as scikit-learn
+    gave it before 1.3, the version metric-learn was written for)."""
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    if strategy == "accuracy":
+        order = np.argsort(scores)[::-1]
+        s_sorted, y_ordered = scores[order], y[order]
+        s_sorted = np.concatenate([[s_sorted[0] + 1], s_sorted])
+        cum_tp = np.concatenate([[0.0], np.cumsum(y_ordered == 1)])
+        cum_tn = np.concatenate([[0.0], np.cumsum(y_ordered[::-1] == -1)])[::-1]
+        return -s_sorted[np.argmax((cum_tp + cum_tn) / len(y))]
+    if strategy == "f_beta":
+        precision, recall, thresholds = precision_recall_curve(y, scores, pos_label=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = (1 + beta**2) * precision * recall / (beta**2 * precision + recall)
+        f[np.isnan(f)] = 0.0
+        return -thresholds[np.argmax(f)]
+    fpr, tpr, thresholds = roc_curve(y, scores, pos_label=1)
+    thresholds = np.where(np.isinf(thresholds), scores.max() + 1, thresholds)
+    if strategy == "max_tpr":
+        indices = np.where(1 - fpr >= min_rate)[0]
+        return -thresholds[indices[np.argmax(tpr[indices])]]
+    indices = np.where(tpr >= min_rate)[0]
+    return -thresholds[indices[np.argmax(1 - fpr[indices])]]
+
+
+@pytest.mark.parametrize("strategy,kw", CALIBRATIONS)
+def test_calibrate_threshold_is_metric_learns(iris, strategy, kw):
+    # metric-learn's order of arguments and its threshold on the same scores,
+    # on held-out pairs of a fitted model (no two at the same distance)
+    X, y = iris
+    pairs, s = index_pairs(y, 300)
+    clf = PairClassifier(ITMLTransformer(random_state=0), preprocessor=X)
+    clf.fit(pairs[:150], s[:150])
+    held, s_held = pairs[150:], s[150:]
+    scores = clf.decision_function(held)
+    assert np.unique(scores).size == scores.size
+    args = (kw.get("min_rate"), kw.get("beta", 1.0))
+    clf.calibrate_threshold(held, s_held, strategy, *args)  # positionally, as metric-learn's
+    assert clf.threshold_ == metric_learn_threshold(scores, s_held, strategy, *args)
+
+
+def test_calibration_never_splits_pairs_at_the_same_distance():
+    # metric-learn's 'accuracy' counts a cut inside a run of equal scores that no
+    # threshold can make; ours cuts between distinct distances only, and reaches
+    # at least the accuracy metric-learn's threshold gives
+    dist = np.array([1.0, 2.0, 2.0, 2.0, 3.0])
+    y = np.array([1, 1, -1, -1, -1])
+    pairs = np.array([[[0.0], [d]] for d in dist])
+    clf = PairClassifier(IdentityPairLearner()).fit(pairs, y)
+    clf.calibrate_threshold(pairs, y, "accuracy")
+    theirs = metric_learn_threshold(-dist, y, "accuracy")
+    accuracy = np.mean(clf.predict(pairs) == y)
+    assert accuracy == 0.8 and clf.threshold_ == 1.0
+    assert accuracy >= np.mean(np.where(dist <= theirs, 1, -1) == y)
 
 
 def test_grid_search_on_pairs_beats_the_euclidean_distance():
@@ -140,7 +221,8 @@ def test_every_pair_learner_fits_scores_and_pickles(iris, learner):
     assert 0.0 <= clf.score(pairs, s) <= 1.0
     again = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(again.decision_function(pairs), scores)
-    np.testing.assert_allclose(clf.pair_score(pairs), -np.sqrt(-scores))
+    # metric-learn's decision_function: pair_score, minus the distance
+    np.testing.assert_array_equal(clf.pair_score(pairs), scores)
 
 
 def test_callable_preprocessor_and_linear_map(iris):
@@ -156,7 +238,7 @@ def test_callable_preprocessor_and_linear_map(iris):
     M = clf.get_mahalanobis_matrix()
     d = X[pairs[:, 0]] - X[pairs[:, 1]]
     np.testing.assert_allclose(np.einsum("ij,jk,ik->i", d, M, d),
-                               -clf.decision_function(pairs), rtol=1e-8)
+                               clf.decision_function(pairs) ** 2, rtol=1e-8)
     metric = clf.get_metric()
     assert metric(X[0], X[1]) == pytest.approx(clf.pair_distance(pairs[:1] * 0 + [0, 1])[0])
     assert not hasattr(PairClassifier(LogDetKernelLearner(kernel="rbf")), "get_mahalanobis_matrix")
@@ -258,3 +340,70 @@ def test_estimator_conventions_on_pairs(iris):
     assert clf.n_features_in_ == X.shape[1] and clf.classes_.tolist() == [-1, 1]
     for scoring in ["accuracy", "f1", "roc_auc", "average_precision"]:
         assert cross_val_score(clf, pairs, s, cv=3, scoring=scoring).mean() > 0.8
+
+
+# -- metric-learn's units (issue 35) ---------------------------------------------
+
+
+def test_a_threshold_is_a_distance_as_in_metric_learn():
+    # the issue's silent opposite: two new pairs 0.81 and 3.47 apart under the
+    # learned metric, a threshold of 10: metric-learn says both are similar
+    rng = np.random.RandomState(0)
+    pairs, labels = rng.randn(10, 2, 3), np.tile([1, -1], 5)
+    clf = PairClassifier(ITMLTransformer(random_state=42)).fit(pairs, labels)
+    new = rng.randn(2, 2, 3)
+    d = clf.pair_distance(new)
+    np.testing.assert_array_equal(clf.decision_function(new), -d)
+    assert d.max() < 10.0
+    np.testing.assert_array_equal(clf.set_threshold(10.0).predict(new), [1, 1])
+    np.testing.assert_array_equal(clf.set_threshold(d.min()).predict(new),
+                                  np.where(d <= d.min(), 1, -1))
+    np.testing.assert_array_equal(clf.set_threshold(d.min() / 2).predict(new), [-1, -1])
+    # the constructor's threshold is the same distance
+    fixed = PairClassifier(ITMLTransformer(random_state=42), threshold=10.0).fit(pairs, labels)
+    np.testing.assert_array_equal(fixed.predict(new), [1, 1])
+
+
+@pytest.mark.parametrize("form", ["points", "array", "sparse", "callable", "float32"])
+def test_decision_function_is_minus_pair_distance_in_every_form(iris, form):
+    import scipy.sparse as sp
+
+    X, y = iris
+    pairs, s = index_pairs(y, 120)
+    pre = {"points": None, "array": X, "sparse": sp.csr_array(X),
+           "callable": lambda ids: X[ids], "float32": X.astype(np.float32)}[form]
+    given = X[pairs] if form == "points" else pairs
+    clf = PairClassifier(ITMLTransformer(random_state=0), preprocessor=pre).fit(given, s)
+    d = clf.pair_distance(given)
+    np.testing.assert_array_equal(clf.decision_function(given), -d)
+    np.testing.assert_array_equal(clf.pair_score(given), -d)
+    np.testing.assert_array_equal(clf.predict(given), np.where(d <= clf.threshold_, 1, -1))
+    # (point pairs and a callable fit on the points the pairs use, an array on
+    # all its rows: the same model within each group)
+    ref_pre, ref_given = (None, X[pairs]) if form in ("points", "callable") else (X, pairs)
+    ref = PairClassifier(ITMLTransformer(random_state=0), preprocessor=ref_pre).fit(ref_given, s)
+    np.testing.assert_allclose(d, ref.pair_distance(ref_given),
+                               rtol=1e-5 if form == "float32" else 1e-10)
+
+
+def test_calibrate_threshold_takes_metric_learns_positional_order(iris):
+    X, y = iris
+    pairs, s = index_pairs(y, 300)
+    clf = PairClassifier(ITMLTransformer(random_state=0), preprocessor=X).fit(pairs[:150], s[:150])
+    held, s_held = pairs[150:], s[150:]
+    # the call the migration page used to write, metric-learn's order
+    clf.calibrate_threshold(held, s_held, "max_tpr", 0.9)
+    pred = clf.predict(held)
+    assert np.mean(pred[s_held == -1] == -1) >= 0.9
+    by_keyword = clone(clf).fit(pairs[:150], s[:150]).calibrate_threshold(
+        pairs_valid=held, y_valid=s_held, strategy="max_tpr", min_rate=0.9)
+    assert by_keyword.threshold_ == clf.threshold_
+    # f_beta with beta=0 maximises the precision (metric-learn's F_0)
+    from sklearn.metrics import precision_score
+
+    clf.calibrate_threshold(held, s_held, "f_beta", None, 0.0)
+    best = precision_score(s_held, clf.predict(held), zero_division=0)
+    for t in clf.pair_distance(held):
+        p = precision_score(s_held, np.where(clf.pair_distance(held) <= t, 1, -1),
+                            zero_division=0)
+        assert p <= best

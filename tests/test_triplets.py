@@ -50,12 +50,13 @@ def test_learned_kernel_orders_held_out_triplets_better_than_euclidean(wine):
     assert learned == pytest.approx(np.mean(clf.predict(Xte[tte]) == 1))
 
 
-def test_decision_function_is_the_difference_of_learned_squared_distances(wine):
+def test_decision_function_is_the_difference_of_learned_distances(wine):
     Xtr, Xte, ttr, tte = wine
     clf = TripletClassifier(sklr()).fit(Xtr[ttr])
     P = Xte[tte[:50]]
     Z = clf.transform(P.reshape(-1, Xte.shape[1])).reshape(50, 3, -1)
-    expected = ((Z[:, 0] - Z[:, 2]) ** 2).sum(1) - ((Z[:, 0] - Z[:, 1]) ** 2).sum(1)
+    # metric-learn's units: distances, not squared
+    expected = np.linalg.norm(Z[:, 0] - Z[:, 2], axis=1) - np.linalg.norm(Z[:, 0] - Z[:, 1], axis=1)
     np.testing.assert_allclose(clf.decision_function(P), expected, rtol=1e-10, atol=1e-12)
     assert set(np.unique(clf.predict(P))) <= {-1, 1}
     np.testing.assert_array_equal(clf.classes_, [-1, 1])
@@ -128,7 +129,8 @@ def test_index_triplets_into_an_array_fit_on_the_whole_array(wine):
     assert clf.estimator_.embedding_.shape[0] == Xtr.shape[0]
     # the stored rows and the inner transform agree
     Z = clf.transform(Xtr)
-    d = ((Z[ttr[:, 0]] - Z[ttr[:, 2]]) ** 2).sum(1) - ((Z[ttr[:, 0]] - Z[ttr[:, 1]]) ** 2).sum(1)
+    d = (np.linalg.norm(Z[ttr[:, 0]] - Z[ttr[:, 2]], axis=1)
+         - np.linalg.norm(Z[ttr[:, 0]] - Z[ttr[:, 1]], axis=1))
     np.testing.assert_allclose(clf.decision_function(ttr), d, rtol=1e-8, atol=1e-10)
 
 

@@ -10,11 +10,10 @@ calibration_params=...)`` becomes the constructor's ``strategy`` / ``beta`` /
 around ``IdentityLearner`` below (a pair learner whose map is the identity);
 ``_validate_calibration_params`` becomes
 ``sklearn_bregman._tuples._pairs.check_threshold_parameters`` (and the constructor
-and ``calibrate_threshold``, which apply it).  Our ``threshold_`` is a
-threshold on ``decision_function`` (minus the learned squared distance),
-metric-learn's one on the distance; ``predict`` says +1 where
-``decision_function >= threshold_``.  metric-learn's ``build_pairs`` is
-``build_pairs`` below (iris, labelled pairs from ``pairs_from_labels``).
+and ``calibrate_threshold``, which apply it).  ``threshold_`` is metric-learn's:
+a distance, ``predict`` saying +1 where ``-decision_function <= threshold_``.
+metric-learn's ``build_pairs`` is ``build_pairs`` below (iris, labelled pairs
+from ``pairs_from_labels``).
 
 Not ported:
 
@@ -22,9 +21,10 @@ Not ported:
   kernel learner on the linear kernel stand for the pair learners);
 - the ``score_pairs`` call of test_raise_not_fitted_error_if_not_fitted:
   ``score_pairs`` (deprecated in metric-learn) does not exist here;
-- the ``f_beta`` cases with ``beta <= 0`` (metric-learn: ``beta=0`` is the
-  precision, ``beta < 0`` the same as ``|beta|``) are ported as a refusal:
-  our ``beta`` is a float in (0, inf) (tests marked "differs on purpose").
+- the ``f_beta`` cases with ``beta < 0`` (metric-learn: the same as
+  ``|beta|``) are ported as a refusal: our ``beta`` is a float in [0, inf),
+  as scikit-learn's ``fbeta_score`` takes it (tests marked "differs on
+  purpose"); ``beta=0``, the precision, is calibrated as in metric-learn.
 """
 
 import re
@@ -38,7 +38,7 @@ from numpy.testing import assert_array_equal
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.datasets import load_iris
 from sklearn.exceptions import NotFittedError
-from sklearn.metrics import accuracy_score, f1_score, fbeta_score
+from sklearn.metrics import accuracy_score, f1_score, fbeta_score, precision_score
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import shuffle
@@ -181,10 +181,10 @@ VALID_CALIBRATION = (
     [{"strategy": "accuracy"}]
     + [{"strategy": strategy, "min_rate": min_rate}
        for strategy, min_rate in product(["max_tpr", "max_tnr"], [0.0, 0.2, 0.8, 1.0])]
-    + [{"strategy": "f_beta", "beta": beta} for beta in [0.1, 0.2, 1.0, 5.0]]
+    + [{"strategy": "f_beta", "beta": beta} for beta in [0.0, 0.1, 0.2, 1.0, 5.0]]
 )
-# metric-learn's valid betas that ours refuses (see test_beta_must_be_positive)
-NONPOSITIVE_BETAS = [-5.0, -1.0, 0.0]
+# metric-learn's valid betas that ours refuses (see test_beta_must_not_be_negative)
+NEGATIVE_BETAS = [-5.0, -1.0]
 
 
 # ports: test_fit_with_valid_threshold_params
@@ -225,9 +225,10 @@ def test_unset_threshold():
     clf = identity_classifier().fit(TOY_PAIRS, TOY_Y)
     assert np.isfinite(clf.threshold_)
     assert_array_equal(clf.predict(TOY_PAIRS), TOY_Y)
-    # the constructor's threshold, when given, is the one used
-    clf = identity_classifier(threshold=-4.5).fit(TOY_PAIRS, TOY_Y)
-    assert clf.threshold_ == -4.5
+    # the constructor's threshold, when given, is the one used (a distance: the
+    # pairs are 1, 2, 3 and 4 apart)
+    clf = identity_classifier(threshold=2.5).fit(TOY_PAIRS, TOY_Y)
+    assert clf.threshold_ == 2.5
     assert_array_equal(clf.predict(TOY_PAIRS), [1, 1, -1, -1])
 
 
@@ -289,15 +290,14 @@ def test_f_beta_1_is_f_1():
     clf = identity_classifier().fit(pairs, y)
     clf.calibrate_threshold(pairs, y, strategy="f_beta", beta=1)
     best_f1_score = f1_score(y, clf.predict(pairs))
-    # differs on purpose: threshold_ is on decision_function (metric-learn: on the
-    # distance, hence its "- decision_function"), so the scores are the thresholds to try
-    for threshold in clf.decision_function(pairs):
+    for threshold in -clf.decision_function(pairs):
         clf.set_threshold(threshold)
         assert f1_score(y, clf.predict(pairs), zero_division=0) <= best_f1_score
 
 
 SCORINGS = (
     [({"strategy": "accuracy"}, accuracy_score)]
+    + [({"strategy": "f_beta", "beta": 0}, partial(precision_score, zero_division=0))]
     + [({"strategy": "f_beta", "beta": b}, partial(fbeta_score, beta=b, zero_division=0))
        for b in [0.1, 0.5, 1.0]]
     + [({"strategy": "max_tpr", "min_rate": t}, partial(tpr_threshold, tnr_threshold=t))
@@ -312,9 +312,8 @@ def check_found_score_is_best_score(pairs, y, kwargs, scoring):
     clf = identity_classifier().fit(pairs, y)
     clf.calibrate_threshold(pairs, y, **kwargs)
     best_score = scoring(y, clf.predict(pairs))
-    s = clf.decision_function(pairs)
-    # differs on purpose: thresholds on decision_function itself (metric-learn: minus it)
-    candidates = np.hstack([[np.min(s) - 1], s, [np.max(s) + 1]])
+    d = -clf.decision_function(pairs)  # the distances: metric-learn's thresholds
+    candidates = np.hstack([[np.min(d) - 1], d, [np.max(d) + 1]])
     scores = []
     for threshold in candidates:
         clf.set_threshold(threshold)
@@ -342,18 +341,17 @@ def test_found_score_is_best_score_duplicates(kwargs, scoring):
     check_found_score_is_best_score(pairs, y, kwargs, scoring)
 
 
-# ports: test_found_score_is_best_score (its beta=0 / precision_score case)
-# ports: test_calibrate_threshold_valid_parameters (its beta <= 0 cases)
-# ports: test_validate_calibration_params_valid_parameters (its beta <= 0 cases)
-@pytest.mark.parametrize("beta", NONPOSITIVE_BETAS)
-def test_beta_must_be_positive(beta):
-    # differs on purpose: beta is a float in (0, inf) (beta=0 would ignore recall
-    # altogether, and a negative beta would only mean |beta|): refused, not calibrated
+# ports: test_calibrate_threshold_valid_parameters (its beta < 0 cases)
+# ports: test_validate_calibration_params_valid_parameters (its beta < 0 cases)
+@pytest.mark.parametrize("beta", NEGATIVE_BETAS)
+def test_beta_must_not_be_negative(beta):
+    # differs on purpose: beta is a float in [0, inf), as scikit-learn's fbeta_score
+    # takes it (a negative beta would only mean |beta|): refused, not calibrated
     pairs, y = random_pairs(20)
     clf = identity_classifier().fit(pairs, y)
     with pytest.raises(InvalidParameterError, match="The 'beta' parameter of "
                        r"PairClassifier.calibrate_threshold must be a float in the range "
-                       r"\(0.0, inf\)"):
+                       r"\[0.0, inf\)"):
         clf.calibrate_threshold(pairs, y, strategy="f_beta", beta=beta)
     with pytest.raises(InvalidParameterError, match="The 'beta' parameter of PairClassifier "):
         identity_classifier(strategy="f_beta", beta=beta).fit(pairs, y)
@@ -376,7 +374,7 @@ INVALID_CALIBRATION = (
        for strategy, min_rate in product(["max_tpr", "max_tnr"],
                                          ["weird", -0.2, 1.2, 3 + 2j])]
     + [({"strategy": "f_beta", "beta": beta},
-        "The 'beta' parameter of CALLER must be a float in the range (0.0, inf). "
+        "The 'beta' parameter of CALLER must be a float in the range [0.0, inf). "
         f"Got {beta!r} instead.") for beta in [None, "weird", 3 + 2j]]
 )
 INVALID_IDS = ["-".join(str(v) for v in kw.values()) for kw, _ in INVALID_CALIBRATION]
@@ -419,8 +417,8 @@ def test_calibrate_threshold_extreme():
     # where all pairs should be accepted or all rejected, they are.  metric-learn's
     # MockBadPairsClassifier returns decision_function = arange(n) (scores in the reverse
     # order of the labels); here the pairs are built so that the identity learner gives
-    # decision_function = k - 7 for pair k (squared distance 7 - k), the same order
-    pairs = np.array([[[0.0], [np.sqrt(7.0 - k)]] for k in range(7)])
+    # decision_function = k - 7 for pair k (distance 7 - k), the same order
+    pairs = np.array([[[0.0], [7.0 - k]] for k in range(7)])
 
     def calibrated(pairs, y, **params):
         clf = identity_classifier(**params).fit(pairs, y)
@@ -527,9 +525,7 @@ def test_accuracy_toy_example(estimator):
     # components_; ours maps through estimator_, which is replaced by an identity)
     estimator.estimator_ = FunctionTransformer().fit(X)
     # the threshold between similar and dissimilar is half the distance from X[0] to X[1]
-    # differs on purpose: threshold_ is on minus the squared distance, so -(d / 2) ** 2
-    d = np.linalg.norm(X[0] - X[1])
-    estimator.set_threshold(-((d / 2) ** 2))
+    estimator.set_threshold(np.linalg.norm(X[0] - X[1]) / 2)
     # four regularly spaced points on the line through X[0] and X[1]
     X_test = X[0] + np.arange(4)[:, np.newaxis] * (X[0] - X[1]) / 4
     pairs_test = np.array(

@@ -51,7 +51,8 @@ __all__ = ["Preprocessor", "check_point_tuples", "check_preprocessor", "check_ro
            "check_tuples", "points_of", "refuse_sparse_kernel", "tuple_form",
            "unique_identifiers"]
 
-_SINGULAR = {"pairs": "pair", "triplets": "triplet"}
+_SINGULAR = {"pairs": "pair", "pairs_valid": "pair", "triplets": "triplet",
+             "quadruplets": "quadruplet"}
 
 
 def _shape(obj, name):

@@ -79,8 +79,8 @@ class MetricMixin:
         n, t, d = P.shape
         return self.transform(P.reshape(n * t, d)).reshape(n, t, -1)
 
-    def _pair_sqdist(self, pairs):
-        Z = self._tuple_coordinates(pairs, 2, "pairs")
+    def _pair_sqdist(self, pairs, name="pairs"):
+        Z = self._tuple_coordinates(pairs, 2, name)
         diff = Z[:, 0] - Z[:, 1]
         return np.einsum("ij,ij->i", diff, diff)
 

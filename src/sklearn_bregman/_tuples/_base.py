@@ -40,7 +40,7 @@ __all__ = ["TupleMetaEstimator", "check_sample_weight", "check_tuple_labels", "i
 ENCODINGS = (np.array([-1, 1]), np.array([0, 1]))
 
 
-def check_tuple_labels(y, n, name, meaning):
+def check_tuple_labels(y, n, name, meaning, label_name="y"):
     """Labels of ``n`` tuples: +1 / -1, or 1 / 0 (0 in place of -1).
 
     Parameters
@@ -53,6 +53,8 @@ def check_tuple_labels(y, n, name, meaning):
         The tuples' name ('pairs', 'triplets'), for messages.
     meaning : str
         What +1 and -1 mean, for messages.
+    label_name : str, default='y'
+        The labels' argument name, for messages.
 
     Returns
     -------
@@ -62,9 +64,9 @@ def check_tuple_labels(y, n, name, meaning):
         The encoding ``y`` is in, sorted: ``[-1, 1]``, or ``[0, 1]`` when
         ``y`` holds a 0 (``y`` of only 1 reads as ``[-1, 1]``).
     """
-    y = column_or_1d(y)
+    y = column_or_1d(y, input_name=label_name)
     if y.shape[0] != n:
-        raise ValueError(f"y has {y.shape[0]} entries but there are {n} {name}.")
+        raise ValueError(f"{label_name} has {y.shape[0]} entries but there are {n} {name}.")
     for classes in ENCODINGS:
         try:
             ok = y.dtype.kind in "biufO" and bool(np.isin(y, classes).all())
@@ -77,7 +79,7 @@ def check_tuple_labels(y, n, name, meaning):
     except (TypeError, ValueError):
         found = sorted({repr(v) for v in y.tolist()})[:5]
     raise ValueError(
-        f"y must hold {meaning} for each {name[:-1]}; got {found}. 1 and 0 are "
+        f"{label_name} must hold {meaning} for each {name[:-1]}; got {found}. 1 and 0 are "
         "accepted in place of +1 and -1 (the encoding scikit-learn's "
         "cross_val_predict passes), but not -1 and 0 together."
     )

@@ -5,13 +5,17 @@ The papers' side information is pairs ("these two are similar / dissimilar").
 learners do, so that scikit-learn's model selection (``GridSearchCV``,
 ``cross_val_score``, any scorer such as ``'roc_auc'``) splits, fits and
 scores pairs: the inner learner is fitted on the training pairs as
-constraints, and a held-out pair is scored by its learned squared distance.
+constraints, and a held-out pair is scored by its learned distance, in
+metric-learn's units (``decision_function`` is minus the distance,
+``threshold_`` a distance).
 """
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.model_selection import BaseCrossValidator
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -41,10 +45,11 @@ __all__ = ["PairClassifier", "PairKFold"]
 #: The threshold's parameters: the constructor's and those of
 #: ``set_threshold`` / ``calibrate_threshold``, one set of rules for both.
 THRESHOLD_PARAMETERS = {
-    # a finite number (NaN and inf would predict one class for every pair)
+    # a distance, finite (NaN and inf would predict one class for every pair)
     "threshold": [Interval(Real, None, None, closed="neither"), None],
     "strategy": [StrOptions({"accuracy", "f_beta", "max_tpr", "max_tnr"})],
-    "beta": [Interval(Real, 0, None, closed="neither")],
+    # (F_0 is the precision: metric-learn takes beta=0)
+    "beta": [Interval(Real, 0, None, closed="left")],
     "min_rate": [Interval(Real, 0, 1, closed="both"), None],
 }
 
@@ -88,7 +93,8 @@ class PairClassifier(TupleMetaEstimator):
     :class:`~sklearn_bregman.VonNeumannKernelLearner`,
     :class:`~sklearn_bregman.DefiniteBoost`): ``fit(pairs, y)`` fits a clone
     of ``estimator`` with the pairs as constraints, and a pair's score is
-    minus its learned squared distance.  Bounds come from the learner's
+    minus its learned distance; a pair is similar when its distance is at
+    most ``threshold_`` (metric-learn's units and rule).  Bounds come from the learner's
     ``bounds`` rule: ``'relative'`` scales each training pair's own initial
     distance; ``'percentile'`` takes percentiles of random pairs of the
     fitted points (with an array preprocessor, all of its rows; no label of
@@ -121,9 +127,9 @@ class PairClassifier(TupleMetaEstimator):
     preprocessor : array-like of shape (n_samples, n_features) or callable, default=None
         Where index pairs point to; ``None``: pairs are given as points.
     threshold : float, default=None
-        Decision threshold on ``decision_function`` (minus the squared
-        distance): ``predict`` says +1 where the score is at least it.
-        ``None``: calibrated on the training pairs with ``strategy``.
+        Decision threshold, a learned distance: ``predict`` says +1
+        (similar) where a pair's distance is at most it.  ``None``:
+        calibrated on the training pairs with ``strategy``.
     strategy : {'accuracy', 'f_beta', 'max_tpr', 'max_tnr'}, default='accuracy'
         How the threshold is calibrated when ``threshold`` is None (see
         :meth:`calibrate_threshold`).
@@ -143,7 +149,8 @@ class PairClassifier(TupleMetaEstimator):
         ``get_mahalanobis_matrix`` exists): ITML, or a learner with
         ``kernel='linear'``.  Not set otherwise.
     threshold_ : float
-        The decision threshold in use.
+        The decision threshold in use, a learned distance (pairs at most
+        this far apart are similar).
     classes_ : ndarray of shape (2,)
         ``[-1, 1]``, or ``[0, 1]`` when fitted on labels 1 / 0 (the encoding
         scikit-learn's ``cross_val_predict`` passes with
@@ -171,7 +178,9 @@ class PairClassifier(TupleMetaEstimator):
     >>> clf.predict(pairs[150:153])  # three held-out pairs: similar or not
     array([ 1,  1, -1])
     >>> round(clf.score(pairs[150:], pc.sign[150:]), 2)  # held-out accuracy
-    0.92
+    0.9
+    >>> clf.threshold_ > 0  # a distance: similar pairs are at most this far apart
+    True
     """
 
     _size, _name = 2, "pairs"
@@ -268,7 +277,10 @@ class PairClassifier(TupleMetaEstimator):
     # -- scores --------------------------------------------------------------
 
     def decision_function(self, pairs):
-        """Minus the learned squared distances (larger means more similar).
+        """Minus the learned distances (larger means more similar).
+
+        metric-learn's ``decision_function``: ``pair_score(pairs)``, that is
+        ``-pair_distance(pairs)`` (the distance, not its square).
 
         Parameters
         ----------
@@ -278,15 +290,21 @@ class PairClassifier(TupleMetaEstimator):
         Returns
         -------
         ndarray of shape (n_pairs,)
-            Minus the learned squared distance of each pair.
+            Minus the learned distance of each pair.
         """
-        return -self._pair_sqdist(pairs)
+        return -np.sqrt(self._pair_sqdist(pairs))
+
+    def _similar(self, pairs):
+        """Whether each pair's learned distance is at most ``threshold_``."""
+        check_is_fitted(self)
+        return -self.decision_function(pairs) <= self.threshold_
 
     def predict(self, pairs):
         """Predict similar (+1) or dissimilar (-1) for each pair.
 
-        A pair is similar where ``decision_function`` is at least
-        ``threshold_``.  The labels are those of ``classes_``: +1 / -1, or
+        A pair is similar where its learned distance is at most
+        ``threshold_`` (``-decision_function(pairs) <= threshold_``, as in
+        metric-learn).  The labels are those of ``classes_``: +1 / -1, or
         1 / 0 if the estimator was fitted on 1 / 0.
 
         Parameters
@@ -300,7 +318,7 @@ class PairClassifier(TupleMetaEstimator):
             ``classes_[1]`` (similar) or ``classes_[0]`` (dissimilar) for
             each pair.
         """
-        return self._labels(self.decision_function(pairs) >= self.threshold_)
+        return self._labels(self._similar(pairs))
 
     def score(self, pairs, y, sample_weight=None):
         """Accuracy of :meth:`predict` on labelled pairs.
@@ -330,21 +348,21 @@ class PairClassifier(TupleMetaEstimator):
         tuple_form(pairs, 2, "pairs", self.preprocessor_)
         signs = check_pair_labels(y, len(pairs))
         sample_weight = check_sample_weight(sample_weight, len(pairs), "pairs")
-        pred = np.where(self.decision_function(pairs) >= self.threshold_, 1, -1)
+        pred = np.where(self._similar(pairs), 1, -1)
         return float(accuracy_score(signs, pred, sample_weight=sample_weight))
 
     @all_or_nothing
     def set_threshold(self, threshold):
         """Set ``threshold_``, the decision threshold, by hand.
 
-        ``predict`` says +1 (similar) where ``decision_function`` (minus the
-        learned squared distance) is at least ``threshold``.  Checked by the
-        rule of the constructor's ``threshold``: a finite real number.
+        ``predict`` says +1 (similar) where a pair's learned distance is at
+        most ``threshold`` (metric-learn's rule).  Checked by the rule of the
+        constructor's ``threshold``: a finite real number.
 
         Parameters
         ----------
         threshold : float
-            The threshold on ``decision_function``.
+            The largest learned distance of a similar pair.
 
         Returns
         -------
@@ -357,23 +375,38 @@ class PairClassifier(TupleMetaEstimator):
         if threshold is None:
             raise InvalidParameterError(
                 f"The 'threshold' parameter of {type(self).__name__}.set_threshold must "
-                "be a finite float. Got None instead.")
+                "be a finite float (a distance). Got None instead.")
         self.threshold_ = float(threshold)
         return self
 
     @all_or_nothing
-    def calibrate_threshold(self, pairs, y, strategy="accuracy", beta=1.0, min_rate=None):
-        """Set ``threshold_`` from labelled pairs.
+    def calibrate_threshold(self, pairs_valid, y_valid, strategy="accuracy", min_rate=None,
+                            beta=1.0):
+        """Set ``threshold_`` from labelled pairs, as metric-learn calibrates.
 
-        Every threshold between two consecutive distinct scores is tried
-        (and one above all of them): ``'accuracy'`` maximises the accuracy,
-        ``'f_beta'`` the F-beta score of the similar class, ``'max_tpr'`` the
-        true positive rate among thresholds whose true negative rate is at
-        least ``min_rate``, ``'max_tnr'`` the true negative rate among those
-        whose true positive rate is at least ``min_rate`` (metric-learn's
-        names).  The threshold is the midpoint between the two scores it
-        separates.  ``strategy``, ``beta`` and ``min_rate`` follow the rules
-        of the constructor's parameters of the same names (an
+        The arguments and their order are metric-learn's.  The threshold is
+        a learned distance, the distance of the farthest pair still
+        predicted similar (or, where rejecting every pair is best, the
+        smallest distance minus 1):
+
+        - ``'accuracy'`` maximises the accuracy over the cuts of the pairs
+          sorted by distance (metric-learn's cumulative count; a cut never
+          splits pairs at the same distance, which metric-learn's may);
+        - ``'f_beta'`` maximises the F-beta score of the similar class
+          (scikit-learn's ``precision_recall_curve``; ``beta=0`` is the
+          precision);
+        - ``'max_tpr'`` maximises the true positive rate among thresholds
+          whose true negative rate is at least ``min_rate``, and
+          ``'max_tnr'`` the true negative rate among those whose true
+          positive rate is at least ``min_rate`` (scikit-learn's
+          ``roc_curve``; where it rejects every pair, at an infinite score
+          since scikit-learn 1.3, the threshold is the smallest distance
+          minus 1, as it was with the scikit-learn metric-learn was written
+          for).
+
+        On the same scores the four give metric-learn's threshold.
+        ``strategy``, ``min_rate`` and ``beta`` follow the rules of the
+        constructor's parameters of the same names (an
         InvalidParameterError, a ValueError, otherwise).
 
         Which to choose: 'accuracy' when both errors cost the same; 'f_beta'
@@ -387,16 +420,16 @@ class PairClassifier(TupleMetaEstimator):
 
         Parameters
         ----------
-        pairs : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
+        pairs_valid : array-like of shape (n_pairs, 2, n_features) or (n_pairs, 2)
             Point pairs, or index pairs into ``preprocessor``.
-        y : array-like of shape (n_pairs,)
+        y_valid : array-like of shape (n_pairs,)
             +1 (similar) / -1 (dissimilar), or 1 / 0, as in :meth:`fit`.
         strategy : {'accuracy', 'f_beta', 'max_tpr', 'max_tnr'}, default='accuracy'
             What the threshold maximises (above).
-        beta : float, default=1.0
-            Beta of ``strategy='f_beta'``.
         min_rate : float in [0, 1], default=None
             Required for 'max_tpr' and 'max_tnr'.
+        beta : float >= 0, default=1.0
+            Beta of ``strategy='f_beta'``.
 
         Returns
         -------
@@ -406,52 +439,58 @@ class PairClassifier(TupleMetaEstimator):
         check_threshold_parameters(f"{type(self).__name__}.calibrate_threshold",
                                    strategy=strategy, beta=beta, min_rate=min_rate)
         check_is_fitted(self)
-        tuple_form(pairs, 2, "pairs", self.preprocessor_)
-        y = check_pair_labels(y, len(pairs))
-        s = self.decision_function(pairs)
-        thresholds, tp, fp = _threshold_table(s, y)
-        pos, neg = int((y == 1).sum()), int((y == -1).sum())
-        fn, tn = pos - tp, neg - fp
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if strategy == "accuracy":
-                value = (tp + tn) / len(y)
-            elif strategy == "f_beta":
-                b2 = beta * beta
-                value = np.nan_to_num((1 + b2) * tp / ((1 + b2) * tp + b2 * fn + fp))
-            else:
-                tpr = tp / pos if pos else np.ones_like(tp, dtype=float)
-                tnr = tn / neg if neg else np.ones_like(tn, dtype=float)
-                keep, gain = (tnr, tpr) if strategy == "max_tpr" else (tpr, tnr)
-                value = np.where(keep >= min_rate, gain + 1e-9 * keep, -np.inf)
-                if not np.isfinite(value).any():
-                    raise ValueError(f"No threshold reaches min_rate={min_rate}.")
-        self.threshold_ = float(thresholds[int(np.argmax(value))])
+        tuple_form(pairs_valid, 2, "pairs_valid", self.preprocessor_)
+        y = check_tuple_labels(y_valid, len(pairs_valid), "pairs",
+                               "+1 (similar) and -1 (dissimilar)", label_name="y_valid")[0]
+        scores = -np.sqrt(self._pair_sqdist(pairs_valid, "pairs_valid"))  # decision_function
+        score = calibrated_score(scores, y, strategy, min_rate=min_rate, beta=beta)
+        self.threshold_ = -score  # a score of -d: the threshold is the distance d
         return self
 
 
-def _threshold_table(s, y):
-    """Thresholds between consecutive distinct scores (and above the largest),
-    with the true and false positives of ``s >= threshold`` at each."""
-    order = np.argsort(-s, kind="stable")
-    s_sorted, y_sorted = s[order], y[order]
-    tp = np.concatenate([[0], np.cumsum(y_sorted == 1)])
-    fp = np.concatenate([[0], np.cumsum(y_sorted == -1)])
-    # cut after position k (predict the first k positive) only between distinct scores
-    distinct = np.concatenate([[True], s_sorted[1:] < s_sorted[:-1], [True]])
-    cuts = np.flatnonzero(distinct)
-    upper = np.concatenate([[np.inf], s_sorted])  # score just above the cut
-    lower = np.concatenate([s_sorted, [-np.inf]])  # score just below it
-    with np.errstate(invalid="ignore"):
-        thr = np.where(np.isinf(upper[cuts]), lower[cuts] + 1.0,
-                       np.where(np.isinf(lower[cuts]), upper[cuts],
-                                (upper[cuts] + lower[cuts]) / 2))
-        # a midpoint that rounds down onto the lower score would not separate
-        thr = np.where(thr <= lower[cuts], upper[cuts], thr)
-    return thr, tp[cuts], fp[cuts]
+def calibrated_score(s, y, strategy, *, min_rate=None, beta=1.0):
+    """The lowest score ``s`` still predicted similar (+1) under ``strategy``
+    (``calibrate_threshold``'s rules), for scores ``s`` and labels ``y`` of
+    +1 / -1.  A ValueError if no threshold reaches ``min_rate``."""
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    pos, neg = int((y == 1).sum()), int((y == -1).sum())
+    if strategy == "accuracy":
+        # metric-learn's cumulative accuracy, at the cuts between distinct scores
+        order = np.argsort(-s, kind="stable")
+        s_sorted, y_sorted = s[order], y[order]
+        tp = np.concatenate([[0], np.cumsum(y_sorted == 1)])
+        fp = np.concatenate([[0], np.cumsum(y_sorted == -1)])
+        cuts = np.flatnonzero(np.concatenate([[True], s_sorted[1:] < s_sorted[:-1], [True]]))
+        accuracy = (tp[cuts] + (neg - fp[cuts])) / len(y)
+        k = int(cuts[int(np.argmax(accuracy))])
+        # accept the first k: the k-th score is the lowest accepted; none: above all
+        return float(s_sorted[0] + 1.0) if k == 0 else float(s_sorted[k - 1])
+    with warnings.catch_warnings():
+        # (one class only: scikit-learn warns and leaves its rate NaN; the rate
+        # of an empty class is read as met, below)
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        if strategy == "f_beta":
+            precision, recall, thresholds = precision_recall_curve(y, s, pos_label=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                f_beta = ((1 + beta**2) * precision * recall
+                          / (beta**2 * precision + recall))
+            f_beta[np.isnan(f_beta)] = 0.0
+            return float(thresholds[int(np.argmax(f_beta))])
+        fpr, tpr, thresholds = roc_curve(y, s, pos_label=1)
+    # (rejecting every pair: scikit-learn >= 1.3 puts it at +inf, before at max + 1)
+    thresholds = np.where(np.isinf(thresholds), s.max() + 1.0, thresholds)
+    tpr = tpr if pos else np.ones_like(tpr)
+    tnr = 1.0 - fpr if neg else np.ones_like(fpr)
+    keep, gain = (tnr, tpr) if strategy == "max_tpr" else (tpr, tnr)
+    feasible = np.flatnonzero(keep >= min_rate)
+    if feasible.size == 0:
+        raise ValueError(f"No threshold reaches min_rate={min_rate} on these pairs.")
+    return float(thresholds[feasible[int(np.argmax(gain[feasible]))]])
 
 
 class PairKFold(BaseCrossValidator):
-    """K-fold cross-validation over points, for pairs: test pairs join new points.
+    """K-fold cross-validation over points, for tuples: test tuples join new points.
 
     Splitting the pairs themselves (``KFold``) tests new pairs over points
     the learner has seen.  To test on points it has never seen, the points

@@ -6,7 +6,7 @@ metric-learn's triplet learners do, so that scikit-learn's model selection
 (``GridSearchCV``, ``cross_val_score``) splits, fits and scores triplets: the
 inner learner is fitted on the training triplets as constraints, and a
 held-out triplet is scored by how much farther ``c`` is from ``a`` than ``b``
-in the learned kernel.
+in the learned kernel (distances in metric-learn's units).
 """
 
 import numpy as np
@@ -36,10 +36,11 @@ class TripletClassifier(TupleMetaEstimator):
     :class:`~sklearn_bregman.VonNeumannKernelLearner`; any estimator with
     that ``fit`` and ``transform`` works the same way).  ``fit(triplets)`` fits a clone of
     ``estimator`` with the training triplets as constraints, and a triplet's
-    score is :math:`d(a, c) - d(a, b)`, with :math:`d` the learned squared
-    distance.  Each triplet is a sample, so ``GridSearchCV`` tunes the inner
-    learner's parameters (``estimator__margin``, ``estimator__slack``) on
-    triplets, scored by the fraction ordered correctly.
+    score is :math:`d(a, c) - d(a, b)`, with :math:`d` the learned distance
+    (not squared: metric-learn's ``decision_function``).  Each triplet is a
+    sample, so ``GridSearchCV`` tunes the inner learner's parameters
+    (``estimator__margin``, ``estimator__slack``) on triplets, scored by the
+    fraction ordered correctly.
 
     How the forms relate: the comparison ``(a, b, c)`` here,
     :math:`d(a, b) < d(a, c)`, is given to SKLR as its outlier triplet
@@ -103,7 +104,7 @@ class TripletClassifier(TupleMetaEstimator):
     ``predict`` says +1 where ``decision_function`` is strictly positive
     (``a`` strictly closer to ``b`` than to ``c``) and -1 elsewhere: a tie
     :math:`d(a, b) = d(a, c)` does not confirm the comparison and counts as
-    -1 (metric-learn returns 0 there).
+    -1, as in metric-learn.
 
     Examples
     --------
@@ -222,14 +223,15 @@ class TripletClassifier(TupleMetaEstimator):
 
     # -- scores --------------------------------------------------------------
 
-    def _sqdists(self, triplets):
-        """Learned squared distances d(a, b) and d(a, c)."""
+    def _distances(self, triplets):
+        """Learned distances d(a, b) and d(a, c)."""
         Z = self._mapped(triplets)
         ab, ac = Z[:, 0] - Z[:, 1], Z[:, 0] - Z[:, 2]
-        return np.einsum("ij,ij->i", ab, ab), np.einsum("ij,ij->i", ac, ac)
+        return (np.sqrt(np.einsum("ij,ij->i", ab, ab)),
+                np.sqrt(np.einsum("ij,ij->i", ac, ac)))
 
     def decision_function(self, triplets):
-        """``d(a, c) - d(a, b)``, with d the learned squared distance.
+        """``d(a, c) - d(a, b)``, with d the learned distance (metric-learn's).
 
         Positive where ``a`` is closer to ``b`` than to ``c``.
 
@@ -243,7 +245,7 @@ class TripletClassifier(TupleMetaEstimator):
         ndarray of shape (n_triplets,)
             The score of each triplet.
         """
-        d_ab, d_ac = self._sqdists(triplets)
+        d_ab, d_ac = self._distances(triplets)
         return d_ac - d_ab
 
     def predict(self, triplets):

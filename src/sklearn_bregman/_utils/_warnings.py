@@ -124,7 +124,7 @@ def column_or_1d(y, *, input_name="y"):
             raise ValueError(f"{input_name}: the entries have unequal lengths (a ragged "
                              "list); labels are one value per sample.") from None
         shape, dtype = arr.shape, arr.dtype
-    if len(shape) > 2:
+    if len(shape) not in (1, 2) or (len(shape) == 2 and shape[1] != 1):
         raise ValueError(f"{input_name} should be a 1d array, got an array of shape "
                          f"{tuple(shape)} instead.")
     if getattr(dtype, "kind", "") == "c":
