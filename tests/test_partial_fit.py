@@ -469,3 +469,41 @@ def test_every_streamer_refuses_bad_batches_and_continues_after_copies(learner):
     assert not hasattr(est, "n_constraints_seen_") or learner == "DefiniteBoost"
     est.partial_fit(X[batches[0]], y[batches[0]])
     assert np.isfinite(est.transform(X)).all()
+
+
+@pytest.mark.parametrize("kind", ["pairs", "triplets"])
+def test_tuple_classifiers_honour_or_refuse_set_params_between_calls(kind):
+    # SURFACE.md: set_params between partial_fit calls is honoured or refused with a
+    # message naming the parameter, never silently kept at its old value (the pair and
+    # triplet classifiers kept the inner learner's old parameters)
+    from sklearn_bregman import TripletClassifier
+
+    X, y, batches = wine_batches(4)
+    rng = np.random.default_rng(0)
+
+    def batch(b):
+        if kind == "triplets":
+            return (X[b][_triplets_of(y[b], rng, 30)],)
+        i, j = rng.integers(0, len(b), (2, 60))
+        keep = i != j
+        return (np.stack([X[b][i[keep]], X[b][j[keep]]], axis=1),
+                np.where(y[b][i[keep]] == y[b][j[keep]], 1, -1))
+
+    inner = LogDetKernelLearner(kernel="rbf", gamma=0.05, rank=10, random_state=0)
+    clf = (PairClassifier(inner) if kind == "pairs" else TripletClassifier(inner))
+    clf.partial_fit(*batch(batches[0]))
+    clf.set_params(estimator__tol=1e-8)  # honoured: a parameter of the sweeps
+    clf.partial_fit(*batch(batches[1]))
+    assert clf.estimator_.tol == 1e-8 and clf.estimator_.converged_
+    clf.set_params(estimator__gamma=3.0)  # refused by name: the stream fixed the kernel
+    before = pickle.dumps(clf)
+    with pytest.raises(ValueError, match="gamma changed since the call that fixed it"):
+        clf.partial_fit(*batch(batches[2]))
+    assert pickle.dumps(clf) == before
+    clf.set_params(estimator=VonNeumannKernelLearner())
+    with pytest.raises(ValueError, match="partial_fit: estimator is now a VonNeumann"):
+        clf.partial_fit(*batch(batches[2]))
+    clf.set_params(estimator=LogDetKernelLearner(kernel="rbf", gamma=0.05, rank=10,
+                                                 random_state=0, max_iter=5000))
+    clf.partial_fit(*batch(batches[3]))
+    assert clf.estimator_.max_iter == 5000

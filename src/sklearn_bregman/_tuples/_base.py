@@ -119,6 +119,16 @@ def unique_points(P, t):
     return X, inverse.reshape(-1, t)
 
 
+def same_value(a, b):
+    """Whether two values of a parameter are the same (arrays by value)."""
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(np.all(np.asarray(a == b)))
+    except (TypeError, ValueError):
+        return False
+
+
 def _inner_is_linear(self):
     """The inner learner's map is linear in the input (it has
     ``get_mahalanobis_matrix``: ITML, or a kernel learner on the linear
@@ -178,11 +188,26 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
         holds).  Assigns nothing: a stream continues on a shallow copy of the
         inner learner (whose calls rebind its attributes, never change what
         they refer to), so that the learner in ``estimator_`` is untouched
-        until the whole call succeeds."""
+        until the whole call succeeds.
+
+        The parameters of ``estimator`` changed since the last fitting call
+        (``set_params(estimator__tol=...)``, or ``estimator`` replaced by
+        another learner of its class) are set on that copy, whose
+        ``partial_fit`` honours them or refuses those its stream fixed (the
+        kernel, the factor, ``slack``, ``bounds``, ``random_state``) with a
+        ValueError naming them: never kept silently at their old values.
+        ``estimator`` replaced by a learner of another class is refused,
+        naming ``estimator``."""
         keyword = {self._fit_keyword: tuples}
         if not partial:
             return clone(self.estimator).fit(X, **keyword), classes
         if hasattr(self, "estimator_"):
+            owner, now = type(self).__name__, self.estimator
+            if type(now) is not type(self.estimator_):
+                raise ValueError(
+                    f"{owner}.partial_fit: estimator is now a {type(now).__name__}, but "
+                    f"the stream was started on a {type(self.estimator_).__name__}, which "
+                    "it continues; set estimator back, or call fit to start again.")
             used = (np.unique(np.where(signs == 1, 1, classes[0])) if signs is not None
                     else np.array([1]))
             if not np.isin(used, self.classes_).all():
@@ -190,7 +215,12 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
                     f"y: this batch labels {self._name} {used.tolist()} but the first "
                     f"partial_fit call set classes_ to {self.classes_.tolist()}; keep "
                     "one encoding, +1 / -1 or 1 / 0, throughout the stream.")
+            old = self._inner_params
+            changed = {name: value for name, value in now.get_params(deep=False).items()
+                       if name not in old or not same_value(value, old[name])}
             inner, classes = copy.copy(self.estimator_), self.classes_
+            if changed:
+                inner.set_params(**changed)
         else:
             inner = clone(self.estimator)
         return inner.partial_fit(X, **keyword), classes
@@ -314,7 +344,9 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
         triplet learners have it."""
         fitted = {"estimator_": est, "n_features_in_": X.shape[1], "classes_": classes,
                   "preprocessor_": self.preprocessor,
-                  "_embedding": self._embedding_of(est, tuples, X)}
+                  "_embedding": self._embedding_of(est, tuples, X),
+                  # (what a later partial_fit compares estimator's parameters with)
+                  "_inner_params": self.estimator.get_params(deep=False)}
         if hasattr(est, "get_mahalanobis_matrix"):
             fitted["components_"] = est.components_
         return fitted
