@@ -10,12 +10,13 @@ public estimator or splitter has none.  Three kinds of entry:
   battery runs on it (``parametrize_with_checks``, in
   ``test_sklearn_compatible``), under the entry's own warning filter and with
   its expected failures.
-- ``Tuples``: a classifier whose samples are pairs or triplets of points
-  (``PairClassifier``, ``TripletClassifier``).  scikit-learn's checks feed
+- ``Tuples``: a classifier whose samples are pairs, triplets or
+  quadruplets of points (``PairClassifier``, ``TripletClassifier``,
+  ``QuadrupletClassifier``).  scikit-learn's checks feed
   2-D feature matrices, which such a classifier cannot take: the checks that
   take no data run as they are (``test_data_free_sklearn_check``), and the
   data checks that apply to a classifier run in tuple versions below (one
-  test each), on iris' pairs and triplets in both input forms, point tuples
+  test each), on iris' pairs, triplets and quadruplets in both input forms, point tuples
   and identifier tuples into an array ``preprocessor``.
 - a ``CROSS_VALIDATORS`` entry: scikit-learn's splitter conventions
   (``test_pair_kfold_*``).
@@ -73,6 +74,7 @@ from sklearn_bregman import (
     NearestCorrelation,
     PairClassifier,
     PairKFold,
+    QuadrupletClassifier,
     SKLRClusterer,
     TripletClassifier,
     VonNeumannKernelLearner,
@@ -205,6 +207,13 @@ PUBLIC_ESTIMATORS = {
         Tuples("PairClassifier(LogDetKernelLearner-rbf)",
                PairClassifier(LogDetKernelLearner(kernel="rbf", rank=5, random_state=0))),
     ],
+    "QuadrupletClassifier": [
+        Tuples("QuadrupletClassifier(LogDetKernelLearner-rbf)",
+               QuadrupletClassifier(LogDetKernelLearner(kernel="rbf", rank=5,
+                                                        random_state=0))),
+        Tuples("QuadrupletClassifier(VonNeumannKernelLearner-linear)",
+               QuadrupletClassifier(VonNeumannKernelLearner(random_state=0))),
+    ],
     # random labels make contradicting triplets: hard SKLR warns and stops
     "SKLRClusterer": [
         Features(SKLRClusterer(n_clusters=3, random_state=0), ignore_convergence),
@@ -270,7 +279,8 @@ def test_every_public_estimator_has_an_entry():
     # each estimator entry is of a kind some test below runs
     assert all(isinstance(c, (Features, Tuples))
                for cases in PUBLIC_ESTIMATORS.values() for c in cases)
-    assert {type(c.estimator) for c in TUPLE_CASES} == {PairClassifier, TripletClassifier}
+    assert {type(c.estimator) for c in TUPLE_CASES} == {PairClassifier, TripletClassifier,
+                                                        QuadrupletClassifier}
 
 
 # ---------------------------------------------------------------------------
@@ -321,7 +331,7 @@ POINTS, IDENTIFIERS = "points", "identifiers"
 FORMS = (POINTS, IDENTIFIERS)
 
 # The checks of scikit-learn 1.9 that take no data (check(name, estimator)).
-# PairClassifier and TripletClassifier require ``estimator``:
+# PairClassifier, TripletClassifier and QuadrupletClassifier require ``estimator``:
 # check_parameters_default_constructible builds them from it alone, and
 # check_do_not_raise_errors_in_init_or_set_params passes junk for it, which
 # init and set_params must store without complaint.
@@ -471,14 +481,19 @@ def tuple_data(estimator, form, n=120):
 
     Pairs: ``pairs_from_labels(y, n, random_state=0)``, labelled +1 / -1;
     triplets: ``triplets_from_labels(y, n, random_state=0)``, labels None
-    (each comparison holds).  Point tuples are ``(n, t, 4)`` arrays of iris'
-    rows; identifier tuples ``(n, t)`` indices into iris, the
-    ``preprocessor``.
+    (each comparison holds); quadruplets: a similar pair of those pairs
+    beside a dissimilar one (``n`` of them, labels None).  Point tuples are
+    ``(n, t, 4)`` arrays of iris' rows; identifier tuples ``(n, t)`` indices
+    into iris, the ``preprocessor``.
     """
     X, labels = (a.copy() for a in _iris())
     if isinstance(estimator, PairClassifier):
         pc = pairs_from_labels(labels, n, random_state=0)
         ids, y = np.column_stack([pc.i, pc.j]), pc.sign
+    elif isinstance(estimator, QuadrupletClassifier):
+        pc = pairs_from_labels(labels, 4 * n, random_state=0)
+        pairs = np.column_stack([pc.i, pc.j])
+        ids, y = np.hstack([pairs[pc.sign > 0][:n], pairs[pc.sign < 0][:n]]), None
     else:
         ids, y = triplets_from_labels(labels, n, random_state=0), None
     if form == POINTS:

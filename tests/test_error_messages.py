@@ -93,6 +93,7 @@ from sklearn_bregman import (
     NearestCorrelation,
     PairClassifier,
     PairKFold,
+    QuadrupletClassifier,
     SKLRClusterer,
     TripletClassifier,
     VonNeumannKernelLearner,
@@ -121,6 +122,9 @@ def _good():
     pc = pairs_from_labels(y, 40, random_state=0)
     constraints = np.column_stack([pc.i, pc.j, pc.sign]).astype(np.intp)
     triplets = np.asarray(triplets_from_labels(y, 20, random_state=0))
+    # a similar pair beside a dissimilar one: d(a, b) < d(c, d)
+    quadruplets = np.hstack([constraints[constraints[:, 2] > 0, :2][:10],
+                             constraints[constraints[:, 2] < 0, :2][:10]])
     K = X @ X.T + np.eye(N)
     rng = np.random.RandomState(0)
     F = rng.randn(12, 3)
@@ -131,6 +135,7 @@ def _good():
         pairs=X[constraints[:, :2]], pair_labels=constraints[:, 2].astype(int),
         id_pairs=constraints[:, :2].copy(),
         point_triplets=X[triplets], ids=np.arange(N),
+        quadruplets=quadruplets, point_quadruplets=X[quadruplets],
         u=X[0].copy(), v=X[1].copy(), threshold=-1.0, K=K, K_test=K[:5].copy(),
         C=C / np.outer(d, d), responses=X[:, :2] @ [1.0, -2.0],
         sample_weight=np.ones(len(constraints)),
@@ -250,7 +255,7 @@ def bad_index_tuples(good, fitted, t):
         "non_integral": _with(good, (0, 0), 0.5),
         "out_of_range": _with(good, (0, 0), N, dtype=np.intp),
         "negative": _with(good, (0, 1), -1, dtype=np.intp),
-        "repeated_point": _with(good, (0, 1), good[0, 0], dtype=np.intp),
+        # (a repeated point, a pair (i, i), is a valid tuple: tests/test_self_tuples.py)
         "empty": good[:0],
         "two_columns": good[:, :2],
         "five_columns": np.hstack([good, good[:, :2]]),
@@ -263,9 +268,7 @@ def bad_index_tuples(good, fitted, t):
         "ragged": [[0, 1, 1], [2, 3]],
     }
     if t == 3 and good.shape[1] == 3 and good[:, 2].max() <= 1:  # constraints: i, j, sign
-        out.pop("repeated_point")
         out["bad_sign"] = _with(good, (0, 2), 2, dtype=np.intp)
-        out["self_pair"] = _with(good, (0, 1), good[0, 0], dtype=np.intp)
     return out
 
 
@@ -427,6 +430,7 @@ KINDS = {
     "points": bad_points, "identifiers": bad_identifiers, "labels": bad_labels,
     "responses": bad_responses, "constraints": lambda g, f: bad_index_tuples(g, f, 3),
     "index_triplets": lambda g, f: bad_index_tuples(g, f, 3),
+    "index_quadruplets": lambda g, f: bad_index_tuples(g, f, 4),
     "point_tuples": bad_point_tuples, "id_tuples": bad_id_tuples,
     "tuple_labels": bad_tuple_labels, "point": bad_point, "threshold": bad_threshold,
     "sample_weight": bad_sample_weight, "kernel_matrix": bad_kernel_matrix,
@@ -483,7 +487,8 @@ def _metric_surface(pairs_key="pairs", pairs_kind="point_tuples"):
     ]
 
 
-def _pair_learner(name, make, labels_kind="labels", kernel=True, triplets=False):
+def _pair_learner(name, make, labels_kind="labels", kernel=True, triplets=False,
+                  quadruplets=False):
     g = GOOD
     methods = [
         Method("fit", lambda e, a: e.fit(a["X"], a["y"]),
@@ -503,6 +508,15 @@ def _pair_learner(name, make, labels_kind="labels", kernel=True, triplets=False)
         methods.append(Method(
             "fit(triplets)", lambda e, a: e.fit(a["X"], triplets=a["triplets"]),
             {"triplets": ("triplets", "index_triplets")}, fitted=False))
+    if quadruplets:
+        Q = ("quadruplets", "index_quadruplets")
+        methods += [
+            Method("fit(quadruplets)", lambda e, a: e.fit(a["X"], quadruplets=a["quadruplets"]),
+                   {"quadruplets": Q}, fitted=False, optional=("quadruplets",)),
+            Method("partial_fit(quadruplets)",
+                   lambda e, a: e.partial_fit(a["X"], quadruplets=a["quadruplets"]),
+                   {"quadruplets": Q}, fitted=False, optional=("quadruplets",)),
+        ]
     if kernel:
         methods += [
             Method("learned_kernel", lambda e, a: e.learned_kernel(a["X"]),
@@ -586,6 +600,32 @@ def _triplet_classifier(name, make):
 GOOD["ones_triplets"] = np.ones(len(GOOD["triplets"]), dtype=int)
 
 
+def _quadruplet_classifier(name, make):
+    g = GOOD
+    Q, s = ("point_quadruplets", "point_tuples"), ("ones_quadruplets", "tuple_labels")
+    return Spec(name, make, lambda e: e.fit(g["point_quadruplets"]), [
+        Method("fit", lambda e, a: e.fit(a["quadruplets"]), {"quadruplets": Q},
+               fitted=False),
+        Method("fit(y)", lambda e, a: e.fit(a["quadruplets"], a["y"]), {"y": s},
+               fitted=False),
+        Method("partial_fit", lambda e, a: e.partial_fit(a["quadruplets"], a["y"]),
+               {"quadruplets": Q, "y": s}, fitted=False),
+        Method("partial_fit(fitted)", lambda e, a: e.partial_fit(a["quadruplets"], a["y"]),
+               {"quadruplets": Q, "y": s}),
+        Method("predict", lambda e, a: e.predict(a["quadruplets"]), {"quadruplets": Q}),
+        Method("decision_function", lambda e, a: e.decision_function(a["quadruplets"]),
+               {"quadruplets": Q}),
+        Method("score", lambda e, a: e.score(a["quadruplets"], a["y"], a["sample_weight"]),
+               {"quadruplets": Q, "y": s,
+                "sample_weight": ("ones_quadruplets", "sample_weight")}),
+        _transform(),
+        *_metric_surface(),
+    ])
+
+
+GOOD["ones_quadruplets"] = np.ones(len(GOOD["quadruplets"]), dtype=int)
+
+
 def _sklr():
     g = GOOD
     fit_args = {"X": ("X", "points"), "y": ("y", "labels")}
@@ -623,9 +663,9 @@ def _scorer(name, scorer):
 SPECS = [
     _pair_learner("ITMLTransformer", lambda: ITMLTransformer(random_state=0), kernel=False),
     _pair_learner("LogDetKernelLearner", lambda: LogDetKernelLearner(random_state=0),
-                  triplets=True),
+                  triplets=True, quadruplets=True),
     _pair_learner("VonNeumannKernelLearner", lambda: VonNeumannKernelLearner(random_state=0),
-                  triplets=True),
+                  triplets=True, quadruplets=True),
     _pair_learner("DefiniteBoost", lambda: DefiniteBoost(kernel="rbf", n_constraints=20,
                                                          random_state=0)),
     _sklr(),
@@ -652,6 +692,19 @@ SPECS = [
     _pair_classifier("PairClassifier", lambda: PairClassifier(ITMLTransformer(random_state=0))),
     _triplet_classifier("TripletClassifier",
                         lambda: TripletClassifier(LogDetKernelLearner(random_state=0))),
+    _quadruplet_classifier("QuadrupletClassifier",
+                           lambda: QuadrupletClassifier(LogDetKernelLearner(random_state=0))),
+    Spec("QuadrupletClassifier(preprocessor=X)",
+         lambda: QuadrupletClassifier(LogDetKernelLearner(random_state=0),
+                                      preprocessor=GOOD["X"]),
+         lambda e: e.fit(GOOD["quadruplets"]), [
+             Method("fit", lambda e, a: e.fit(a["quadruplets"]),
+                    {"quadruplets": ("quadruplets", "id_tuples")}, fitted=False),
+             Method("predict", lambda e, a: e.predict(a["quadruplets"]),
+                    {"quadruplets": ("quadruplets", "id_tuples")}),
+             Method("transform", lambda e, a: e.transform(a["X"]),
+                    {"X": ("ids", "identifiers")}),
+         ]),
     Spec("PairKFold", lambda: PairKFold(3, random_state=0), lambda e: e, [
         Method("split", lambda e, a: list(e.split(a["X"])),
                {"X": ("pairs", "split_pairs")}),
@@ -704,6 +757,8 @@ PREPROCESSOR_ESTIMATORS = {
     "PairClassifier": (lambda: PairClassifier(ITMLTransformer(random_state=0)), "pairs"),
     "TripletClassifier": (lambda: TripletClassifier(LogDetKernelLearner(random_state=0)),
                           "triplets"),
+    "QuadrupletClassifier": (lambda: QuadrupletClassifier(LogDetKernelLearner(random_state=0)),
+                             "quadruplets"),
 }
 
 
@@ -715,6 +770,8 @@ def _fit_with_preprocessor(name, preprocessor, identifiers):
         return est.fit(g["ids"] if identifiers else g["X"], g["y"])
     if form == "pairs":
         return est.fit(g["id_pairs"] if identifiers else g["pairs"], g["pair_labels"])
+    if form == "quadruplets":
+        return est.fit(g["quadruplets"] if identifiers else g["point_quadruplets"])
     return est.fit(g["triplets"] if identifiers else g["point_triplets"])
 
 
@@ -824,6 +881,8 @@ def _args(spec, method):
             sample_weight=GOOD["sample_weight"], threshold=GOOD["threshold"],
             triplets=GOOD["point_triplets"] if "Classifier" in spec.name
             else GOOD["triplets"],
+            quadruplets=GOOD["point_quadruplets"] if "Classifier" in spec.name
+            else GOOD["quadruplets"],
         ).items() if k not in method.arguments
     }
 
@@ -839,6 +898,10 @@ def test_bad_input_gets_the_packages_error_naming_the_argument(spec_name, method
         args["y"] = GOOD["pair_labels"] if argument != "y" else args["y"]
     if spec_name.startswith("TripletClassifier") and argument != "y":
         args["y"] = GOOD["ones_triplets"]
+    if spec_name.startswith("QuadrupletClassifier") and argument != "y":
+        args["y"] = GOOD["ones_quadruplets"]
+    if "quadruplets" in args and "preprocessor=X" in spec_name and argument != "quadruplets":
+        args["quadruplets"] = GOOD["quadruplets"]
     if "pairs" in args and "preprocessor=X" in spec_name and argument != "pairs":
         args["pairs"] = GOOD["id_pairs"]
     args[argument] = KINDS[kind](GOOD[key], method.fitted)[bad_id]
@@ -1071,6 +1134,7 @@ _SURFACE = [
     ("CSIDecomposition", "transform", "X"), ("KernelKMeans", "predict", "X"),
     ("PairClassifier", "decision_function", "pairs"), ("PairClassifier", "predict", "pairs"),
     ("TripletClassifier", "predict", "triplets"), ("DefiniteBoost", "pair_score", "pairs"),
+    ("QuadrupletClassifier", "decision_function", "quadruplets"),
 ]
 
 

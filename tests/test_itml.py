@@ -165,7 +165,6 @@ y_ok = np.repeat([0, 1], 10)
         ({}, X_ok, np.zeros(20), {}, "at least two classes"),
         ({}, X_ok[:1], y_ok[:1], {}, "minimum of 2"),
         ({}, X_ok, None, {"constraints": [[0, 25, 1]]}, "constraints: index out of range"),
-        ({}, X_ok, None, {"constraints": [[2, 2, 1]]}, "constraints: .*i == j"),
         ({}, X_ok, None, {"constraints": [[0, 1, 1, -1.0]]}, "constraints: bounds .*non-negative"),
         ({"prior": -np.eye(3)}, X_ok, y_ok, {}, "prior must be positive definite"),
         ({"prior": np.eye(4)}, X_ok, y_ok, {}, "prior must have shape"),

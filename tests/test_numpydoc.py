@@ -127,6 +127,12 @@ def _fits(name):
         t = sklearn_bregman.triplets_from_labels(y, 100, random_state=0)
         inner = sklearn_bregman.SKLRClusterer(n_clusters=3, random_state=0)
         return [cls(inner, preprocessor=X).fit(t)]
+    if name == "QuadrupletClassifier":
+        pc = sklearn_bregman.pairs_from_labels(y, 200, random_state=0)
+        pairs = np.column_stack([pc.i, pc.j])
+        q = np.hstack([pairs[pc.sign > 0][:60], pairs[pc.sign < 0][:60]])
+        return [cls(sklearn_bregman.LogDetKernelLearner(kernel=k, random_state=0),
+                    preprocessor=X).fit(q) for k in ("linear", "rbf")]
     if name == "NearestCorrelation":
         C = np.corrcoef(X.T) + 0.1 * np.eye(X.shape[1])
         return [cls(divergence=d).fit(C) for d in ("logdet", "vonneumann", "frobenius")]

@@ -248,7 +248,6 @@ def test_callable_preprocessor_and_linear_map(iris):
     (np.array([[0, 1], [1, 2]]), [-1, 0], "y must hold"),
     (np.zeros((2, 3)), [1, -1], "tuples of 2 points expected"),
     (np.array([[0, 1], [1, 200]]), [1, -1], "outside"),
-    (np.array([[0, 0], [1, 2]]), [1, -1], "to itself"),
     (np.array([[0, 1], [1, 2]]), [1, -1, 1], "entries"),
 ])
 def test_bad_pairs_get_a_clear_error(iris, pairs, y, match):

@@ -372,7 +372,7 @@ def triplet_sets(draw, n, max_m=10):
         rows = np.array(draw(st.lists(st.lists(st.integers(0, max(n - 1, 0)), min_size=3,
                                                max_size=3), min_size=m, max_size=m)),
                         dtype=float)
-        return rows, "fewer than 3 samples: a triplet repeats a point"
+        return rows, None  # every triplet repeats a point: valid, skipped
     rows = np.array([draw(st.permutations(range(n)))[:3] for _ in range(m)], dtype=float)
     how = (draw(st.sampled_from(TRIPLET_CORRUPTIONS)) if draw(st.integers(0, 3)) == 3
            else "none")
@@ -381,8 +381,9 @@ def triplet_sets(draw, n, max_m=10):
         rows[k, 2] = n
     elif how == "negative_index":
         rows[k, 0] = -1
-    elif how == "repeated_point":
+    elif how == "repeated_point":  # valid (tests/test_self_tuples.py): skipped
         rows[k, 1] = rows[k, 0]
+        return rows, None
     elif how == "float_index":
         rows[k, 0] = 0.5
     elif how == "nan_index":

@@ -312,7 +312,6 @@ def test_equal_triplets_from_labels(mode):
     ([[0, 1]], "shape"),
     ([[0, 1, 9]], "out of range"),
     ([[0, 1, -1]], "out of range"),
-    ([[0, 1, 1]], "repeats"),
     ([[0, 1, 2.5]], "integers"),
     ([[0, 1, np.nan]], "integers"),
 ])
@@ -467,8 +466,6 @@ def test_fit_input_errors():
     X, _ = make_blobs(30, random_state=0)
     with pytest.raises(ValueError, match="out of range"):
         SKLRClusterer(2).fit(X, triplets=[[0, 1, 30]])
-    with pytest.raises(ValueError, match="equal_triplets.*repeats"):
-        SKLRClusterer(2).fit(X, equal_triplets=[[0, 1, 1]])
     with pytest.raises(ValueError, match="n_clusters"):
         SKLRClusterer(40).fit(X)
     with pytest.raises(ValueError, match="margin"):

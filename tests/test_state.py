@@ -34,6 +34,7 @@ from sklearn_bregman import (
     LogDetKernelLearner,
     NearestCorrelation,
     PairClassifier,
+    QuadrupletClassifier,
     SKLRClusterer,
     TripletClassifier,
     VonNeumannKernelLearner,
@@ -47,6 +48,8 @@ BATCHES = [IDX[k::3] for k in range(3)]
 PC = pairs_from_labels(Y, 80, random_state=0)
 PAIRS = np.column_stack([PC.i, PC.j])
 TRIPLETS = triplets_from_labels(Y, 80, random_state=0)
+#: a similar pair beside a dissimilar one: d(a, b) < d(c, d)
+QUADRUPLETS = np.hstack([PAIRS[PC.sign > 0][:20], PAIRS[PC.sign < 0][:20]])
 C = np.corrcoef(X.T) + 0.1 * np.eye(4)
 
 pytestmark = pytest.mark.filterwarnings(
@@ -116,9 +119,9 @@ FAILURES = {
     "DefiniteBoost fit without y": (
         *_unfitted(lambda: DefiniteBoost(kernel="rbf", rank=6, random_state=0)),
         lambda e: e.fit(X)),
-    "SKLR fit, triplets repeating a point": (
+    "SKLR fit, triplets with a negative index": (
         *_unfitted(lambda: SKLRClusterer(3, random_state=0)),
-        lambda e: e.fit(X, triplets=[[0, 1, 1]])),
+        lambda e: e.fit(X, triplets=[[0, 1, -1]])),
     "SKLR refit, triplets out of range": (
         *_fitted(lambda: SKLRClusterer(3, n_triplets=40, random_state=0),
                  lambda e: e.fit(X, Y)),
@@ -176,13 +179,25 @@ FAILURES = {
         *_fitted(lambda: PairClassifier(_itml(), preprocessor=X),
                  lambda e: e.fit(PAIRS, PC.sign)),
         lambda e: e.set_threshold(np.nan)),
-    "TripletClassifier fit, a repeated point": (
+    "TripletClassifier fit, an index out of range": (
         *_unfitted(lambda: TripletClassifier(_logdet(), preprocessor=X)),
-        lambda e: e.fit(np.array([[0, 1, 2], [3, 3, 4]]))),
+        lambda e: e.fit(np.array([[0, 1, 2], [3, 3, 999]]))),
     "TripletClassifier mid-stream, the other encoding": (
         *_streamed(lambda: TripletClassifier(_logdet(), preprocessor=X),
                    lambda e: e.partial_fit(TRIPLETS[:40], np.ones(40, int))),
         lambda e: e.partial_fit(TRIPLETS[40:], np.zeros(40, int))),
+    "QuadrupletClassifier fit, an index out of range": (
+        *_unfitted(lambda: QuadrupletClassifier(_logdet(), preprocessor=X)),
+        lambda e: e.fit(np.array([[0, 1, 2, 3], [4, 4, 5, 999]]))),
+    "QuadrupletClassifier mid-stream, the other encoding": (
+        *_streamed(lambda: QuadrupletClassifier(_logdet(), preprocessor=X),
+                   lambda e: e.partial_fit(QUADRUPLETS[:20], np.ones(20, int))),
+        lambda e: e.partial_fit(QUADRUPLETS[20:], np.zeros(20, int))),
+    "QuadrupletClassifier mid-stream, a parameter the stream fixed": (
+        *_streamed(lambda: QuadrupletClassifier(_logdet(), preprocessor=X),
+                   lambda e: e.partial_fit(QUADRUPLETS[:20]),
+                   lambda e: e.set_params(estimator__gamma=3.0)),
+        lambda e: e.partial_fit(QUADRUPLETS[20:])),
     # set_params
     "set_params with an invalid key": (
         *_fitted(_itml, lambda e: e.fit(X, Y)),
@@ -211,7 +226,8 @@ def test_a_call_that_raises_changes_nothing(case):
             if hasattr(est, method):
                 with pytest.raises(NotFittedError):
                     getattr(est, method)(X[:3] if not isinstance(est, (
-                        PairClassifier, TripletClassifier)) else PAIRS[:3])
+                        PairClassifier, TripletClassifier, QuadrupletClassifier))
+                        else PAIRS[:3])
     # (a set_params that raised changed no parameter either)
     if "set_params" in case:
         assert est.get_params(deep=True).keys() == params.keys()
@@ -298,6 +314,9 @@ def _answers(est):
                 est.pair_distance(PAIRS[:5])]
     if isinstance(est, TripletClassifier):
         return [est.decision_function(TRIPLETS), est.transform(X)]
+    if isinstance(est, QuadrupletClassifier):
+        return [est.decision_function(QUADRUPLETS), est.predict(QUADRUPLETS), est.transform(X),
+                est.pair_distance(PAIRS[:5])]
     if isinstance(est, NearestCorrelation):
         return [est.correlation_]
     out = []
@@ -325,6 +344,8 @@ FITTED = {
     "NearestCorrelation": lambda: NearestCorrelation().fit(C),
     "PairClassifier": lambda: PairClassifier(_itml(), preprocessor=X).fit(PAIRS, PC.sign),
     "TripletClassifier": lambda: TripletClassifier(_logdet(), preprocessor=X).fit(TRIPLETS),
+    "QuadrupletClassifier": lambda: QuadrupletClassifier(_logdet(), preprocessor=X).fit(
+        QUADRUPLETS),
 }
 
 

@@ -347,7 +347,8 @@ ESTIMATORS = sorted(n for n in sklearn_bregman.__all__
 @pytest.mark.parametrize("name", ESTIMATORS)
 def test_parameter_constraints_match_the_parameters(name):
     obj = getattr(sklearn_bregman, name)
-    est = (obj(ITMLTransformer()) if name in ("PairClassifier", "TripletClassifier")
+    est = (obj(ITMLTransformer()) if name in ("PairClassifier", "TripletClassifier",
+                                              "QuadrupletClassifier")
            else obj())
     # nothing inherited and deleted: every parameter is declared, nothing more
     assert set(obj._parameter_constraints) == set(est.get_params(deep=False))

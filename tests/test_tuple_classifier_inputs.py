@@ -442,7 +442,7 @@ def test_the_classifiers_read_what_a_learner_declares_not_its_signature(iris):
     X, _, pairs, s = iris
     with pytest.raises(InvalidParameterError, match="does not learn from pairs"):
         PairClassifier(LooksLikeOne(), preprocessor=X).fit(pairs, s)
-    assert learns_from(LogDetKernelLearner()) == ("pairs", "triplets")
+    assert learns_from(LogDetKernelLearner()) == ("pairs", "triplets", "quadruplets")
     assert learns_from(SKLRClusterer()) == ("triplets",)
     assert hasattr(PairClassifier(DefiniteBoost()), "partial_fit")
     assert hasattr(TripletClassifier(LogDetKernelLearner()), "partial_fit")

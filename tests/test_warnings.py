@@ -27,6 +27,7 @@ from sklearn_bregman import (
     LogDetKernelLearner,
     NearestCorrelation,
     PairClassifier,
+    QuadrupletClassifier,
     SKLRClusterer,
     VonNeumannKernelLearner,
 )
@@ -54,6 +55,13 @@ def _duplicated(j=None):
 def _indefinite():
     C = np.array([[1.0, 0.9, 0.7], [0.9, 1.0, 0.3], [0.7, 0.3, 1.0]])
     return C
+
+
+def _quadruplets():
+    """A similar pair of iris beside a dissimilar one, 30 times."""
+    pc = pairs_from_labels(Y, 200, random_state=0)
+    pairs = np.column_stack([pc.i, pc.j])
+    return np.hstack([pairs[pc.sign > 0][:30], pairs[pc.sign < 0][:30]])
 
 
 def _binary_pm1():
@@ -103,6 +111,16 @@ CASES = {
         lambda: LogDetKernelLearner(random_state=0).fit(
             _duplicated(3), constraints=RelativeConstraints([0, 5], [1, 6], [2, 5], [3, 70])),
         UserWarning, "zero in the initial kernel's range"),
+    "quadruplets zero in the range": (
+        # rows 0 and 1 are one point: d(0, 2) <= d(1, 2) is no constraint
+        lambda: LogDetKernelLearner(ratio=1.0, random_state=0).fit(
+            _duplicated(), quadruplets=[[0, 2, 1, 2], [3, 4, 5, 60]]),
+        UserWarning, "zero in the initial kernel's range"),
+    "max_iter reached through QuadrupletClassifier": (
+        lambda: QuadrupletClassifier(LogDetKernelLearner(slack=np.inf, max_iter=1,
+                                                         random_state=0),
+                                     preprocessor=X).fit(_quadruplets()),
+        ConvergenceWarning, "did not converge in max_iter=1"),
     "degenerate SKLR triplets": (
         lambda: SKLRClusterer(3, random_state=0).fit(_duplicated(),
                                                      triplets=[[0, 1, 60], [2, 3, 70]]),

@@ -16,6 +16,7 @@ from ._learners._nearest_correlation import NearestCorrelation
 from ._learners._scorers import kernel_kmeans_scorer, knn_scorer
 from ._learners._sklr import SKLRClusterer
 from ._tuples._pairs import PairClassifier, PairKFold
+from ._tuples._quadruplets import QuadrupletClassifier
 from ._tuples._triplets import TripletClassifier
 from .constraints import (
     PairConstraints,
@@ -37,6 +38,7 @@ __all__ = [
     "PairClassifier",
     "PairKFold",
     "PairConstraints",
+    "QuadrupletClassifier",
     "SKLRClusterer",
     "TripletClassifier",
     "TripletConstraints",

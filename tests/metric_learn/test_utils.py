@@ -57,7 +57,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.datasets import load_iris
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils import shuffle
@@ -942,20 +942,29 @@ def test_check_collapsed_pairs_raises_no_error(estimator):
 # ports: test_check_collapsed_pairs_raises_error
 @pytest.mark.parametrize("estimator", PAIR_LEARNERS, ids=PAIR_IDS)
 def test_check_collapsed_pairs_raises_error(estimator):
-    # differs on purpose: the message names the first collapsed pair (metric-learn:
-    # how many there are), and PairClassifier.fit checks it (metric-learn's
-    # check_collapsed_pairs is a helper no learner calls)
+    # differs on purpose: metric-learn's check_collapsed_pairs counts the collapsed
+    # pairs in an error that no learner raises (its learners take them); here fit
+    # takes them too, and counts them in a warning: they are skipped as zero-length
+    # pairs, and a dissimilar one, which no metric can meet, leaves the learner
+    # unconverged with a ConvergenceWarning (tests/test_self_tuples.py)
     pairs_not_ok = np.array([[[0.1, 3.3], [0.1, 3.3]],
                              [[0.1, 3.3], [3.3, 0.1]],
                              [[2.5, 8.1], [2.5, 8.1]]])
-    with pytest.raises(ValueError) as e:
-        clone(estimator).fit(pairs_not_ok, [1, 1, -1])
-    assert str(e.value) == "pairs: row 0 joins a point to itself."
-    # the same pair by identifier
-    with pytest.raises(ValueError) as e:
-        clone(estimator).set_params(preprocessor=pairs_not_ok[:, 0]).fit(
+    with pytest.warns(UserWarning, match="2 of 3 constraints join two identical points"):
+        clf = clone(estimator).fit(pairs_not_ok, [1, 1, 1])
+    assert set(clf.predict(pairs_not_ok)) <= {-1, 1}
+    # the same pairs by identifier, a dissimilar one among them: ITML's bounds
+    # (percentiles of the points' distances) are positive, which it cannot meet;
+    # the LogDet learner's (bounds='relative': (1 + epsilon) times its distance, 0)
+    # hold
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = clone(estimator).set_params(preprocessor=pairs_not_ok[:, 0]).fit(
             np.array([[0, 2], [1, 1]]), [1, -1])
-    assert str(e.value) == "pairs: row 1 joins a point to itself."
+    messages = [str(w.message) for w in caught]
+    assert any("1 of 2 constraints join two identical points" in m for m in messages)
+    unmet = any("1 of 2 constraints cannot be met" in m for m in messages)
+    assert unmet is (clf.estimator_.bounds == "percentile") is (not clf.estimator_.converged_)
 
 
 # differs on purpose: 1 / 0 labels (scikit-learn's LabelEncoder encoding, which

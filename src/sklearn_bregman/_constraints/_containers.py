@@ -18,6 +18,7 @@ from ._validation import (
     read_array,
     validate_linear,
     validate_pairs,
+    validate_quadruplets,
     validate_relative,
     validate_similarity,
     validate_triplets,
@@ -30,6 +31,7 @@ __all__ = [
     "SimilarityConstraints",
     "TripletConstraints",
     "check_pairs",
+    "check_quadruplets",
     "check_triplet_constraints",
     "check_triplets",
     "pair_constraints_of_valid",
@@ -100,8 +102,9 @@ class PairConstraints(_ReadOnly):
 
     - ``i`` and ``j`` hold non-negative integer indices: integers, or floats
       with integral values; booleans (a mask is not a list of indices),
-      strings, NaN and non-integral values are rejected, and so is a row with
-      ``i == j``;
+      strings, NaN and non-integral values are rejected; a row with
+      ``i == j`` is a pair of length zero, which the learners skip with one
+      warning that counts them (a dissimilar one then misses its bound);
     - ``sign`` is exactly +1 or -1;
     - ``bound`` holds non-negative finite numbers, or NaN for "unset";
     - every field is 1-D (a scalar counts as one constraint) and all have
@@ -133,8 +136,8 @@ class PairConstraints(_ReadOnly):
     Raises
     ------
     ValueError
-        If a value is invalid (a non-integral or negative index, ``i == j``,
-        a sign other than +1/-1, a negative or infinite bound) or the fields
+        If a value is invalid (a non-integral or negative index, a sign
+        other than +1/-1, a negative or infinite bound) or the fields
         have different lengths or more than one dimension.
     TypeError
         If a field does not hold numbers (strings, booleans, a dict, ...).
@@ -272,8 +275,8 @@ def check_pairs(constraints, n_samples):
     Raises
     ------
     ValueError
-        If an index is not an integer or is out of range, a pair joins a
-        point to itself, a sign is not +1/-1, a bound is negative or
+        If an index is not an integer or is out of range, a sign is not
+        +1/-1, a bound is negative or
         infinite, or the fields have different lengths.  The checks are
         those of :class:`PairConstraints` (a container passed its own when
         it was built: only the range is checked); the message names the
@@ -998,3 +1001,52 @@ def relative_from_labels(y, n_constraints=None, *, ratio=1.0, margin=0.0, unlabe
     t = outlier_triplets(y, n_constraints, unlabeled=unlabeled, random_state=random_state)
     return RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2], ratio=ratio,
                                margin=margin)
+
+
+def check_quadruplets(quadruplets, n_samples, *, name="quadruplets"):
+    """Validate user-given quadruplets: rows ``a, b, c, d`` of sample indices.
+
+    A quadruplet asks the pair ``(a, b)`` to be closer than the pair
+    ``(c, d)``, :math:`d(a, b) < d(c, d)`: the relative comparison of two
+    pairs of JMLR 2009, Section 6.2.2, and metric-learn's quadruplet.  The
+    kernel learners' ``quadruplets=`` turns each row into the relative row
+    ``ratio d(a, b) <= d(c, d)`` of a :class:`RelativeConstraints`.
+
+    Parameters
+    ----------
+    quadruplets : array-like of shape (n_quadruplets, 4)
+        Rows ``a, b, c, d`` of integer sample indices.
+    n_samples : int
+        Number of training points the indices refer to.
+    name : str, default="quadruplets"
+        Parameter name used in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_quadruplets, 4), intp
+        The validated quadruplets.
+
+    Raises
+    ------
+    ValueError
+        If the array has the wrong shape, holds non-integers or an index out
+        of range.  The message names ``name`` and the first offending row.
+        (A pair joining a point to itself, ``a == b`` or ``c == d``, and two
+        equal pairs are rows like any other: the learners skip those no
+        kernel changes, with one warning that counts them.)
+    TypeError
+        If the array does not hold numbers, or is a constraint container (a
+        RelativeConstraints is passed as ``constraints``).
+    """
+    _refuse_other_kind(quadruplets, name, type(None),
+                       "an array of shape (n_quadruplets, 4) of quadruplets (rows a, b, c, "
+                       "d; pass a RelativeConstraints as constraints)")
+    q = validate_quadruplets(quadruplets, name, None)
+    bad = np.flatnonzero((q >= n_samples).any(1))
+    if bad.size:
+        k = bad[0]
+        raise ValueError(
+            f"{name}: index out of range in row {k} ({q[k].tolist()}); indices must "
+            f"lie in [0, {n_samples - 1}] for {n_samples} samples."
+        )
+    return q

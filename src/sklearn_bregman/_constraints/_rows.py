@@ -33,6 +33,7 @@ from ._containers import (
     RelativeConstraints,
     SimilarityConstraints,
     TripletConstraints,
+    check_quadruplets,
     check_triplet_constraints,
     check_triplets,
     triplet_constraints_of_valid,
@@ -65,6 +66,28 @@ def _relative_part(rc, B):
         S = np.tile(np.array([1, -1, 1, -1], np.int8), (len(rc), 1))
     kind = np.where(rc.equality, 0, 1).astype(np.int8)
     return V, S, kind, -rc.margin, np.ones(len(rc))
+
+
+def _self_comparisons(rc):
+    """Relative rows whose verdict no kernel changes, by their indices: an
+    inequality ``ratio d(i, j) - d(k, l) <= -margin`` with ``i == j`` and no
+    margin to make (``-d(k, l) <= 0``: holds under every kernel), with
+    ``k == l`` and a margin of at least 0 (``ratio d(i, j) <= 0``: under
+    none), or comparing a pair with itself (``(ratio - 1) d(i, j)``: holds
+    for ``ratio <= 1`` with no margin, never for ``ratio > 1``).  A triplet
+    or quadruplet that repeats a point gives them; the engine skips them and
+    measures them where they stand.  Rows with a margin that a kernel can
+    make or miss stay in the sweep."""
+    if rc.measure != "distance":
+        return np.zeros(len(rc), dtype=bool)
+    zero_ij, zero_kl = rc.i == rc.j, rc.k == rc.l
+    same = ((rc.i == rc.k) & (rc.j == rc.l)) | ((rc.i == rc.l) & (rc.j == rc.k))
+    ineq = ~rc.equality
+    holds = (zero_ij & ~zero_kl & (rc.margin <= 0)) | (
+        same & ~zero_ij & (rc.ratio <= 1) & (rc.margin <= 0))
+    fails = (zero_kl & ~zero_ij & (rc.margin >= 0)) | (
+        same & ~zero_ij & (rc.ratio > 1) & (rc.margin >= 0))
+    return ineq & (holds | fails)
 
 
 def _similarity_part(sc, B):
@@ -132,7 +155,7 @@ def _length_of(con):
     return len(con) if isinstance(con, ROW_KINDS + (PairConstraints,)) else None
 
 
-def constraints_of_fit(constraints, triplets, n_samples):
+def constraints_of_fit(constraints, triplets, n_samples, *, quadruplets=None, ratio=1.0):
     """The containers a kernel learner's ``fit`` is given, checked against the data.
 
     A container was validated by its constructor and is read-only since;
@@ -140,8 +163,11 @@ def constraints_of_fit(constraints, triplets, n_samples):
     matrices of linear constraints against the training set's size (pairs'
     indices by :func:`~sklearn_bregman.constraints.check_pairs`, when their
     bounds are set), with messages that name the parameter
-    (``constraints``, ``constraints[k]`` in a list, ``triplets``) and the
-    kind; triplets given as an array are validated here.
+    (``constraints``, ``constraints[k]`` in a list, ``triplets``,
+    ``quadruplets``) and the kind; triplets and quadruplets given as arrays
+    are validated here, and each quadruplet ``a, b, c, d`` becomes the
+    relative row ``ratio d(a, b) <= d(c, d)`` (JMLR 2009, Section 6.2.2) of
+    a :class:`RelativeConstraints`, after the triplets.
 
     One rule for empty containers: an empty container adds no constraint
     (it is left out); when nothing is left, the fit raises the one
@@ -152,6 +178,9 @@ def constraints_of_fit(constraints, triplets, n_samples):
     constraints : container, list of containers, array-like or None
     triplets : array-like of shape (n_triplets, 3), TripletConstraints or None
     n_samples : int
+    quadruplets : array-like of shape (n_quadruplets, 4) or None, default=None
+    ratio : float, default=1.0
+        The quadruplets' rows' ratio (the learner's ``ratio``).
 
     Returns
     -------
@@ -165,7 +194,7 @@ def constraints_of_fit(constraints, triplets, n_samples):
     if isinstance(constraints, (list, tuple)) and len(constraints) == 0:
         raise empty_error("constraints", f"the empty {type(constraints).__name__}")
     con_list = None if constraints is None else as_constraint_list(constraints)
-    if con_list is None and triplets is None:
+    if con_list is None and triplets is None and quadruplets is None:
         return None
     if con_list is not None:
         listed = isinstance(constraints, (list, tuple))
@@ -175,13 +204,18 @@ def constraints_of_fit(constraints, triplets, n_samples):
         items = [] if constraints is None else [(constraints, "constraints")]
     if triplets is not None:
         items.append((triplets, "triplets"))
+    if quadruplets is not None:
+        items.append((quadruplets, "quadruplets"))
     checked = []
     for con, name in items:
         given = (type(con).__name__ if isinstance(con, ROW_KINDS + (PairConstraints,))
                  else "array")
         # (a container was validated when it was built, and is read-only: its
         # indices are checked against the data here, pairs' by check_pairs)
-        if name == "triplets" and not isinstance(con, TripletConstraints):
+        if name == "quadruplets":
+            q = check_quadruplets(con, n_samples, name=name)
+            con = RelativeConstraints(q[:, 0], q[:, 1], q[:, 2], q[:, 3], ratio=ratio)
+        elif name == "triplets" and not isinstance(con, TripletConstraints):
             con = triplet_constraints_of_valid(check_triplets(con, n_samples, name=name),
                                                np.empty((0, 3), np.intp))
         elif isinstance(con, TripletConstraints):
@@ -194,11 +228,14 @@ def constraints_of_fit(constraints, triplets, n_samples):
         if len(checked) == 1:
             name, what = checked[0][1], f"the {checked[0][2]}"
         else:
-            name, what = "constraints", ("every container given (constraints and "
-                                         "triplets)" if triplets is not None else
-                                         "every container in it")
+            passed = [n for n, v in (("constraints", constraints), ("triplets", triplets),
+                                     ("quadruplets", quadruplets)) if v is not None]
+            listed = ", ".join(passed[:-1]) + " and " + passed[-1]
+            name, what = "constraints", (f"every container given ({listed})"
+                                         if len(passed) > 1 else "every container in it")
         raise empty_error(name, what, " (or labels y to draw them from, with "
-                                      "constraints=None and triplets=None)")
+                                      "constraints=None, triplets=None and "
+                                      "quadruplets=None)")
     return kept
 
 
@@ -246,10 +283,12 @@ def build_rows(constraint_list, B, X0, *, triplet_ratio=1.0):
     LinearRows
     """
     n, r = B.shape
-    parts = []
+    parts, fixed = [], []
     for con in constraint_list:
         if isinstance(con, TripletConstraints):
             con = RelativeConstraints.from_triplets(con, ratio=triplet_ratio)
+        fixed.append(_self_comparisons(con) if isinstance(con, RelativeConstraints)
+                     else np.zeros(len(con), dtype=bool))
         if isinstance(con, PairConstraints):
             parts.append(_pair_part(con, B))
         elif isinstance(con, RelativeConstraints):
@@ -291,4 +330,5 @@ def build_rows(constraint_list, B, X0, *, triplet_ratio=1.0):
     scale = np.where(skipped, 1.0, size)
     V /= np.sqrt(scale)[:, None, None]
     return LinearRows(V=np.ascontiguousarray(V), S=np.ascontiguousarray(S), kind=kind,
-                      bound=bound / scale, scale=scale, flip=flip, skipped=skipped)
+                      bound=bound / scale, scale=scale, flip=flip, skipped=skipped,
+                      fixed=np.concatenate(fixed) & ~skipped)

@@ -16,8 +16,8 @@ import scipy.sparse as sp
 __all__ = ["as_bound", "as_field", "as_indices", "as_reals", "as_sense", "as_sign",
            "broadcast_fields", "check_bound_values", "check_linear_matrix", "empty_error",
            "field_name", "first_bad_object", "plain", "read_array", "same_row",
-           "validate_linear", "validate_pairs", "validate_relative", "validate_similarity",
-           "validate_triplets"]
+           "validate_linear", "validate_pairs", "validate_quadruplets", "validate_relative",
+           "validate_similarity", "validate_triplets"]
 
 _INTP_MAX = np.iinfo(np.intp).max
 
@@ -196,12 +196,9 @@ def validate_pairs(i, j, sign, bound, owner):
         )
     i_arr = np.ascontiguousarray(as_indices(i_arr, "i", owner, same_row))
     j_arr = np.ascontiguousarray(as_indices(j_arr, "j", owner, same_row))
-    bad = np.flatnonzero(i_arr == j_arr)
-    if bad.size:
-        raise ValueError(
-            f"{owner + ': ' if owner else ''}row {bad[0]} joins point {i_arr[bad[0]]} "
-            "to itself (i == j)."
-        )
+    # (i == j is a pair of length zero, as a pair of two identical points:
+    # the learners skip both with one warning that counts them, and hold a
+    # dissimilar one to its bound, which it then misses)
     s_arr = as_sign(s_arr, owner)
     n = i_arr.shape[0]
     b_arr = np.full(n, np.nan) if b_arr is None else as_bound(b_arr, owner)
@@ -274,9 +271,11 @@ def check_bound_values(bound, allow_nan, owner="constraints"):
 
 
 def validate_triplets(t, field, owner):
-    """An (m, 3) intp array of triplets with distinct points per row; the one
-    place where triplets are checked (:class:`TripletConstraints` and
-    :func:`check_triplets`).  ``None`` or an empty list is no triplet."""
+    """An (m, 3) intp array of triplets; the one place where triplets are
+    checked (:class:`TripletConstraints` and :func:`check_triplets`).
+    ``None`` or an empty list is no triplet.  A row may repeat a point (a
+    pair of it then joins a point to itself): the learners skip what no
+    kernel changes, with one warning that counts them."""
     if t is None:
         return np.empty((0, 3), dtype=np.intp)
     arr = read_array(t, field, owner)
@@ -289,14 +288,29 @@ def validate_triplets(t, field, owner):
             f"got shape {arr.shape}."
         )
     tri = as_indices(arr, field, owner, rows=lambda k: f"{k // 3} ({arr[k // 3].tolist()})")
-    bad = np.flatnonzero((tri[:, 0] == tri[:, 1]) | (tri[:, 0] == tri[:, 2])
-                         | (tri[:, 1] == tri[:, 2]))
-    if bad.size:
-        raise ValueError(
-            f"{where}: row {bad[0]} ({tri[bad[0]].tolist()}) repeats a point; the three "
-            "points of a triplet must be distinct."
-        )
     return np.ascontiguousarray(tri)
+
+
+def validate_quadruplets(q, field, owner):
+    """An (m, 4) intp array of quadruplets ``a, b, c, d`` (each asking
+    ``d(a, b) < d(c, d)``); the one place where quadruplets are checked (the
+    kernel learners' ``quadruplets=``).  ``None`` or an empty list is no
+    quadruplet.  A pair may join a point to itself, and the two pairs may
+    be the same: the learners skip what no kernel changes, with one warning
+    that counts them."""
+    if q is None:
+        return np.empty((0, 4), dtype=np.intp)
+    arr = read_array(q, field, owner)
+    where = field_name(owner, field)
+    if arr.size == 0 and arr.shape in ((0,), (0, 4)):
+        return np.empty((0, 4), dtype=np.intp)
+    if arr.ndim != 2 or arr.shape[1] != 4:
+        raise ValueError(
+            f"{where} must be an array of shape (n_quadruplets, 4) with rows a, b, c, d "
+            f"(each asking d(a, b) < d(c, d)); got shape {arr.shape}."
+        )
+    quad = as_indices(arr, field, owner, rows=lambda k: f"{k // 4} ({arr[k // 4].tolist()})")
+    return np.ascontiguousarray(quad)
 
 
 def as_reals(arr, field, owner, *, low=-np.inf, low_closed=True):
@@ -410,16 +424,9 @@ def validate_relative(i, j, k, l, margin, ratio, equality, measure, owner):  # n
         raise TypeError(f"{owner}: equality must hold booleans; got dtype {eq.dtype}.")
     out["equality"] = np.ascontiguousarray(eq)
     out["measure"] = measure
-    for a, b in (("i", "j"), ("k", "l")) if measure == "distance" else ():
-        bad = np.flatnonzero(out[a] == out[b])
-        if bad.size:
-            raise ValueError(f"{owner}: row {bad[0]} has {a} == {b} (a pair joins a "
-                             "point to itself).")
-    same = (((out["i"] == out["k"]) & (out["j"] == out["l"]))
-            | ((out["i"] == out["l"]) & (out["j"] == out["k"])))
-    if same.any():
-        raise ValueError(f"{owner}: row {np.flatnonzero(same)[0]} compares a pair "
-                         "with itself.")
+    # (i == j, k == l and a pair compared with itself are rows like any
+    # other: a triplet or quadruplet that repeats a point gives them; the
+    # engine skips those whose verdict no kernel changes, and counts them)
     return out
 
 

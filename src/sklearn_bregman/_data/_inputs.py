@@ -188,7 +188,7 @@ def tuple_form(tuples, size, name="pairs", preprocessor=None):
     tuples : array-like
         ``(n, size, n_features)`` points or ``(n, size)`` identifiers.
     size : int
-        Points per tuple: 2 for pairs, 3 for triplets.
+        Points per tuple: 2 for pairs, 3 for triplets, 4 for quadruplets.
     name : str, default='pairs'
         The argument's name in messages.
     preprocessor : array-like, callable or None, default=None

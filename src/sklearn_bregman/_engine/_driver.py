@@ -646,8 +646,9 @@ def _fixed_summary(res):
     k = int(bad[np.argmax(res.violation[bad])])
     listed = ", ".join(str(int(b)) for b in bad[:10]) + (", ..." if bad.size > 10 else "")
     text = (f"{bad.size} of {res.violation.shape[0]} constraints cannot be met by any "
-            "kernel of the initial kernel's range: they are zero in that range (no "
-            "learned kernel moves them; they were skipped) and miss their bounds by "
+            "kernel of the initial kernel's range: they are zero in that range or "
+            "compare a pair that joins a point to itself (no learned kernel changes "
+            "them; they were skipped) and miss their bounds by "
             f"more than tol={res.tol:g} (relative), the largest by "
             f"{res.violation[k]:.3g} (row {k}")
     if res.detail is not None:

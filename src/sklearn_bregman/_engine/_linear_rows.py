@@ -62,6 +62,12 @@ class LinearRows:
     skipped : ndarray of shape (c,), bool
         Rows that are zero in the factor's coordinates: no kernel of its
         range can move them.
+    fixed : ndarray of shape (c,), bool, default=None (none)
+        Rows that are not zero but whose verdict no kernel changes: a
+        relative row that compares a pair joining a point to itself, or a
+        pair with itself (``ratio d(i, i) <= d(k, l)`` holds under every
+        kernel, ``ratio d(i, j) <= d(k, k)`` under none).  Never visited, as
+        the skipped ones, but measured at their true value.
     """
 
     V: np.ndarray
@@ -71,9 +77,19 @@ class LinearRows:
     scale: np.ndarray
     flip: np.ndarray
     skipped: np.ndarray
+    fixed: np.ndarray = None
+
+    def __post_init__(self):
+        if self.fixed is None:
+            self.fixed = np.zeros(self.bound.shape[0], dtype=bool)
 
     def __len__(self):
         return self.bound.shape[0]
+
+    @property
+    def unvisited(self):
+        """The rows no sweep visits: the skipped and the fixed ones."""
+        return self.skipped | self.fixed
 
 
 def row_values(rows, X, *, sizes=False):
@@ -116,7 +132,9 @@ def linear_residuals(rows, state, nu, xi, *, log_state, tol):
     A skipped row (zero in the factor's coordinates) has the value 0 under
     every kernel of that range; it is measured at 0 against its bound (its
     target, never visited) and flagged ``fixed``: a violated one makes the
-    run unconverged (:func:`~._driver.sweep_until_settled`).
+    run unconverged (:func:`~._driver.sweep_until_settled`).  A fixed row
+    (``rows.fixed``) is measured at its value, also against its bound, and
+    flagged the same way.
     """
     X = sym_exp(state) if log_state else state
     f, size = row_values(rows, X, sizes=True)
@@ -132,26 +150,39 @@ def linear_residuals(rows, state, nu, xi, *, log_state, tol):
                              np.where(excess > 0, np.inf, 0.0))
         rel_gap = np.where(pos, np.abs(gap) / np.where(pos, ref, 1.0), 0.0)
     comp = np.where(ineq & (nu > 0), np.minimum(rel_gap, nu), 0.0)
-    comp[rows.skipped] = 0.0
+    unvisited = rows.unvisited
+    comp[unvisited] = 0.0
     # values and targets back in the user's units and sense
     unit = rows.scale * rows.flip
     return Residuals(violation, comp, tol, detail=(f * unit + 0.0, xi * unit + 0.0),
-                     fixed=rows.skipped)
+                     fixed=unvisited)
 
 
 #: The compiled sweep of each divergence on general rows.
 LINEAR_SWEEPS = {"logdet": logdet_linear_sweep, "vonneumann": vonneumann_linear_sweep}
 
 
-def warn_skipped_rows(skipped, owner):
-    """The one warning about rows zero in the initial kernel's range (as
-    :func:`~._driver.warn_zero_length` for pairs), if there are any."""
+def warn_skipped_rows(skipped, owner, fixed=None):
+    """The one warning about the rows no sweep visits (as
+    :func:`~._driver.warn_zero_length` for pairs), if there are any: those
+    zero in the initial kernel's range (``skipped``) and those comparing a
+    pair that joins a point to itself, or a pair with itself (``fixed``)."""
     n_skipped = int(np.count_nonzero(skipped))
+    n_fixed = 0 if fixed is None else int(np.count_nonzero(fixed))
     if n_skipped:
         warn(f"{owner}: {n_skipped} of {skipped.shape[0]} constraints are zero in "
              "the initial kernel's range (e.g. they join identical points): no learned "
              "kernel moves them; they are skipped, and held to their bounds at the value "
-             "0 they keep (a ConvergenceWarning follows if one misses its bound).")
+             "0 they keep (a ConvergenceWarning follows if one misses its bound)"
+             + (f"; {n_fixed} more compare a pair that joins a point to itself (or a "
+                "pair with itself): no kernel changes whether they hold; they are "
+                "skipped too." if n_fixed else "."))
+    elif n_fixed:
+        warn(f"{owner}: {n_fixed} of {skipped.shape[0]} constraints compare a pair that "
+             "joins a point to itself (or a pair with itself): no kernel changes whether "
+             "they hold; they are skipped, and held to their bounds as they stand (a "
+             "ConvergenceWarning follows if one misses its bound: a pair of zero length "
+             "is never the farther).")
 
 
 def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order="cyclic",
@@ -205,9 +236,9 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
         xi = rows.bound.copy()
     else:
         nu, xi = (np.array(a, dtype=np.float64, copy=True) for a in start)
-    active = np.flatnonzero(~rows.skipped).astype(np.intp)
+    active = np.flatnonzero(~rows.unvisited).astype(np.intp)
     if warn_skipped:
-        warn_skipped_rows(rows.skipped, owner)
+        warn_skipped_rows(rows.skipped, owner, rows.fixed)
 
     def run():
         visit = rng.permutation(active) if order == "random" else active
@@ -224,6 +255,6 @@ def linear_projections(rows, state0, *, divergence="logdet", slack=np.inf, order
     )
     return ProjectionResult(state=X, log_state=log_state, dual=nu, targets=xi,
                             n_iter=out.n_iter, converged=out.converged,
-                            skipped=rows.skipped.copy(), history=out.history,
+                            skipped=rows.unvisited, history=out.history,
                             n_evals=out.n_evals, n_projections=out.n_moved,
                             max_violation=out.residuals.max_violation)

@@ -416,7 +416,12 @@ class DefiniteBoost(FactorLearner):
                                        rng)
         pairs = res.pairs
         if stream:
-            log_w, loss = self._meg(U, pairs, log_w)
+            # a zero-length pair (a point joined to itself, or two identical
+            # points) has no direction for a MEG step: skipped, with the one
+            # warning that counts them (as the batch solver's)
+            zero = zero_length_pairs(G_norm, pairs.i, pairs.j)
+            warn_zero_length(zero, name)
+            log_w, loss = self._meg(U, pairs[~zero] if zero.any() else pairs, log_w)
             seen = self.n_examples_seen_ if continuing else 0
             total = self.total_loss_ if continuing else 0.0
             fitted.update(constraints_=pairs, dual_coef_=np.zeros(len(pairs)),

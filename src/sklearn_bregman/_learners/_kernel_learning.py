@@ -61,7 +61,7 @@ class _BaseKernelLearner(FactorLearner):
         "ratio": [Interval(Real, 0, None, closed="neither")],
         "max_constraints": [Interval(Integral, 1, None, closed="left"), None],
     }
-    _learns_from = ("pairs", "triplets")
+    _learns_from = ("pairs", "triplets", "quadruplets")
 
     def __init__(self, kernel="linear", *, gamma=None, degree=3, coef0=1,
                  kernel_params=None, rank=None, factor_tol=1e-6, low_rank="cholesky",
@@ -95,7 +95,7 @@ class _BaseKernelLearner(FactorLearner):
         self.max_constraints = max_constraints
 
     @fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, constraints=None, triplets=None):
+    def fit(self, X, y=None, constraints=None, triplets=None, quadruplets=None):
         """Learn the kernel from labels ``y`` or from ``constraints``.
 
         Parameters
@@ -108,9 +108,9 @@ class _BaseKernelLearner(FactorLearner):
             'rpcholesky'; ``memory`` unused); ``embedding_`` is then lazy.
         y : array-like of shape (n_samples,), default=None
             Class labels (a dask array too); constraints are drawn from them
-            (``label_constraints``) when neither ``constraints`` nor
-            ``triplets`` is given.  Samples labelled ``unlabeled`` are
-            embedded but take part in no constraint.
+            (``label_constraints``) when none of ``constraints``,
+            ``triplets`` and ``quadruplets`` is given.  Samples labelled
+            ``unlabeled`` are embedded but take part in no constraint.
         constraints : constraint container, list of them, or array-like, default=None
             An array-like has shape (n_constraints, 3 or 4).
             Pairs ``i, j, sign[, bound]`` over the rows of ``X`` (sign +1:
@@ -134,16 +134,29 @@ class _BaseKernelLearner(FactorLearner):
             :class:`~sklearn_bregman.TripletClassifier`); a
             :class:`~sklearn_bregman.constraints.TripletConstraints` adds its
             equality triplets too.
+        quadruplets : array-like of shape (n_quadruplets, 4), default=None
+            Rows ``a, b, c, d`` of indices into the rows of ``X``, each
+            saying the pair ``(a, b)`` is closer than the pair ``(c, d)``:
+            the relative row ``ratio d(a, b) <= d(c, d)`` of JMLR 2009,
+            Section 6.2.2 (learned as
+            ``RelativeConstraints(a, b, c, d, ratio=ratio)``, added to
+            ``constraints`` and ``triplets``; the interface of
+            :class:`~sklearn_bregman.QuadrupletClassifier`).  Indices out of
+            range are refused (a ValueError naming ``quadruplets`` and the
+            row); a row whose verdict no kernel changes (``a == b``: holds;
+            ``c == d``, or the pair compared with itself: never) is skipped,
+            with one warning that counts them (and a ConvergenceWarning for
+            those that never hold).
 
         Returns
         -------
         self : object
             The fitted estimator.
         """
-        return self._fit(X, y, constraints, triplets, stream=False)
+        return self._fit(X, y, constraints, triplets, quadruplets, stream=False)
 
     @fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None, constraints=None, triplets=None):
+    def partial_fit(self, X, y=None, constraints=None, triplets=None, quadruplets=None):
         """Add a batch of labels or pair constraints and learn from all seen.
 
         The first call (or the first after ``fit``) starts as ``fit`` does
@@ -172,8 +185,8 @@ class _BaseKernelLearner(FactorLearner):
         ``label_constraints='pairs'``, or given) runs the pair sweep and
         eq. 22's slack, as ``fit`` on pairs does; a stream that starts with
         any other kind (relative, similarity, linear constraints, triplets,
-        or ``label_constraints='relative'``) runs on the general rows of
-        Section 6.2.2, as ``fit`` on them does, and every later batch joins
+        quadruplets, or ``label_constraints='relative'``) runs on the general
+        rows of Section 6.2.2, as ``fit`` on them does, and every later batch joins
         its kind (pairs too).  A ``partial_fit`` after ``fit`` continues from
         the fitted kernel and factor, with ``fit``'s constraints retired
         (their duals frozen in it).
@@ -195,6 +208,10 @@ class _BaseKernelLearner(FactorLearner):
             Outlier triplets ``(i, j | k)`` over this batch's rows (as in
             :meth:`fit`; the interface of
             :meth:`~sklearn_bregman.TripletClassifier.partial_fit`).
+        quadruplets : array-like of shape (n_quadruplets, 4), default=None
+            Rows ``a, b, c, d`` over this batch's rows, each the relative row
+            ``ratio d(a, b) <= d(c, d)`` (as in :meth:`fit`; the interface
+            of :meth:`~sklearn_bregman.QuadrupletClassifier.partial_fit`).
 
         Returns
         -------
@@ -205,9 +222,9 @@ class _BaseKernelLearner(FactorLearner):
             ``n_constraints_seen_`` counts the constraints of every call,
             ``n_constraints_kept_`` those swept.
         """
-        return self._fit(X, y, constraints, triplets, stream=True)
+        return self._fit(X, y, constraints, triplets, quadruplets, stream=True)
 
-    def _fit(self, X, y, constraints, triplets, *, stream):
+    def _fit(self, X, y, constraints, triplets, quadruplets, *, stream):
         """``fit``, or a ``partial_fit`` call (``stream``): one body.
 
         The data enter; the constraints are resolved once (one decision: the
@@ -230,18 +247,20 @@ class _BaseKernelLearner(FactorLearner):
                            "pass each batch as a NumPy array or a sparse matrix")
         # the containers, their indices against X; empty ones left out (none
         # left: an error), before any work
-        con_list = constraints_of_fit(constraints, triplets, rows.n)
+        con_list = constraints_of_fit(constraints, triplets, rows.n, quadruplets=quadruplets,
+                                      ratio=self.ratio)
         pairs_only = self._pairs_only(con_list, constraints is None, kept)
         if not pairs_only:  # refused before the factor is built, on a dask array
             rows.in_memory(
-                f"{name}.fit with relative, similarity, linear or triplet constraints (or "
-                "label_constraints='relative')",
+                f"{name}.fit with relative, similarity, linear or triplet constraints or "
+                "quadruplets (or label_constraints='relative')",
                 "on a dask array it takes pair constraints (drawn from y with "
                 "label_constraints='pairs', or a PairConstraints)")
         if con_list is None and constraints is None and y is None:
             raise ValueError(
                 f"{name} requires y to be passed, but the target y is None. Pass class "
-                "labels y, or constraints with constraints=... (or triplets=...).")
+                "labels y, or constraints with constraints=... (or triplets=..., "
+                "quadruplets=...).")
         # the run this call continues, and the initial factor's rows of the batch
         fixed = self._fixed if kept is not None or after_fit else self._parameters(_FACTOR)
         if kept is not None:
@@ -300,8 +319,8 @@ class _BaseKernelLearner(FactorLearner):
             raise ValueError(
                 f"{type(self).__name__}.partial_fit: this stream learns from pair "
                 "constraints (its first call's kind, with the pair sweep and eq. 22's "
-                "slack); relative, similarity, linear constraints and triplets need a "
-                "stream that starts with them (or fit).")
+                "slack); relative, similarity, linear constraints, triplets and "
+                "quadruplets need a stream that starts with them (or fit).")
         return alone
 
     def _add_pairs(self, run, G, y, constraints, rng, stream):
@@ -502,8 +521,9 @@ class LogDetKernelLearner(_BaseKernelLearner):
         ``ratio * d(i, j) <= d(i, k)`` with ``i, j`` of one class and ``k``
         of another (Section 6.2.2; no bound needed).
     ratio : float, default=2.0
-        Multiplicative margin of the relative rows drawn from labels and of
-        the rows of ``triplets`` (as SKLR's margin squared).
+        Multiplicative margin of the relative rows drawn from labels, of
+        the rows of ``triplets`` (as SKLR's margin squared) and of those of
+        ``quadruplets`` (``ratio d(a, b) <= d(c, d)``).
     order : {'random', 'cyclic'}, default='random'
         Constraint order of each sweep: reshuffled every sweep, or as given
         (the papers' cyclic order).  Both reach the same optimum; reshuffling
@@ -715,8 +735,9 @@ class VonNeumannKernelLearner(_BaseKernelLearner):
         ``ratio * d(i, j) <= d(i, k)`` with ``i, j`` of one class and ``k``
         of another (Section 6.2.2; no bound needed).
     ratio : float, default=2.0
-        Multiplicative margin of the relative rows drawn from labels and of
-        the rows of ``triplets`` (as SKLR's margin squared).
+        Multiplicative margin of the relative rows drawn from labels, of
+        the rows of ``triplets`` (as SKLR's margin squared) and of those of
+        ``quadruplets`` (``ratio d(a, b) <= d(c, d)``).
     order : {'random', 'cyclic'}, default='random'
         Constraint order of each sweep: reshuffled every sweep, or as given
         (the papers' cyclic order).  Both reach the same optimum; reshuffling

@@ -215,7 +215,7 @@ class RowStream(_Stream):
     unused slots.  Parameters as :class:`_Stream`.
     """
 
-    _FIELDS = ("V", "S", "kind", "bound", "scale", "flip", "skipped", "nu", "xi")
+    _FIELDS = ("V", "S", "kind", "bound", "scale", "flip", "skipped", "fixed", "nu", "xi")
 
     def __init__(self, divergence, basis, state, *, rng, max_constraints, bounds=None,
                  G0=None):
@@ -223,7 +223,7 @@ class RowStream(_Stream):
         super().__init__(divergence, basis, state, rng=rng, max_constraints=max_constraints,
                          bounds=bounds, G0=G0, V=np.empty((0, 1, r)),
                          S=np.empty((0, 1), np.int8), kind=np.empty(0, np.int8),
-                         skipped=np.empty(0, bool))
+                         skipped=np.empty(0, bool), fixed=np.empty(0, bool))
 
     def added(self, rows, *, owner):
         """A new stream that keeps a batch's rows (a
@@ -231,12 +231,12 @@ class RowStream(_Stream):
         their bound; the skipped ones (zero in the initial kernel's range)
         are reported once, here, and kept unvisited for the optimality test.
         Retires the oldest beyond ``max_constraints``."""
-        warn_skipped_rows(rows.skipped, owner)
+        warn_skipped_rows(rows.skipped, owner, rows.fixed)
         q = max(self.V.shape[1], rows.V.shape[1])
         new = self._replace(V=_widen(self.V, q), S=_widen(self.S, q))
         return new._keep(V=_widen(rows.V, q), S=_widen(rows.S, q), kind=rows.kind,
                          bound=rows.bound, scale=rows.scale, flip=rows.flip,
-                         skipped=rows.skipped)
+                         skipped=rows.skipped, fixed=rows.fixed)
 
     def swept(self, params):
         """Sweep every kept row from where the last call stopped until the
@@ -245,7 +245,7 @@ class RowStream(_Stream):
         targets in the rows' scaled units)."""
         rows = LinearRows(V=np.ascontiguousarray(self.V), S=np.ascontiguousarray(self.S),
                           kind=self.kind, bound=self.bound, scale=self.scale,
-                          flip=self.flip, skipped=self.skipped)
+                          flip=self.flip, skipped=self.skipped, fixed=self.fixed)
         result = self.divergence.sweep_rows(rows, self.state, start=(self.nu, self.xi),
                                             params={**params, "random_state": self.rng})
         return self._took(result), result

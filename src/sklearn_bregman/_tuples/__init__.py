@@ -1,4 +1,4 @@
-"""Tuples of points as samples: the pair and triplet classifiers
-(``_pairs``, ``_triplets``) and what they share (``_base``).
+"""Tuples of points as samples: the pair, triplet and quadruplet classifiers
+(``_pairs``, ``_triplets``, ``_quadruplets``) and what they share (``_base``).
 ARCHITECTURE.md's import layers say what this folder may import.
 """

@@ -258,10 +258,9 @@ class PairClassifier(TupleMetaEstimator):
         tuple_form(pairs, 2, "pairs", self.preprocessor)
         y, classes = check_pair_labels(y, len(pairs), return_classes=True)
         X, rows = self._training_set(pairs, partial)
+        # (a pair joining a point to itself, i == j, reaches the learner, which
+        # skips it as every zero-length pair, with one warning that counts them)
         i, j = rows[:, 0], rows[:, 1]
-        if (i == j).any():
-            k = int(np.flatnonzero(i == j)[0])
-            raise ValueError(f"pairs: row {k} joins a point to itself.")
         est, classes = self._fit_inner(X, PairConstraints(i, j, y), y, classes,
                                        partial=partial)
         # (set together; a calibration that fails puts them back, with the

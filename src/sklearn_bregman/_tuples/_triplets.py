@@ -203,14 +203,9 @@ class TripletClassifier(TupleMetaEstimator):
             rows = rows.copy()
             flip = y == -1
             rows[flip, 1], rows[flip, 2] = rows[flip, 2], rows[flip, 1].copy()
-        same = (rows[:, 0] == rows[:, 1]) | (rows[:, 0] == rows[:, 2]) | (rows[:, 1] == rows[:, 2])
-        if same.any():
-            k = int(np.flatnonzero(same)[0])
-            raise ValueError(
-                f"triplets: row {k} repeats a point (a triplet compares three "
-                "distinct points)."
-            )
-        # "a closer to b than to c" is the outlier triplet (a, b | c)
+        # "a closer to b than to c" is the outlier triplet (a, b | c); one that
+        # repeats a point reaches the learner, which counts it in one warning
+        # (a = b holds under every kernel; c = a or c = b never does)
         est, classes = self._fit_inner(X, rows, y, classes, partial=partial)
         self._set_fitted(self._fitted(est, X, triplets, classes))
         return self
