@@ -214,7 +214,7 @@ def test_triplet_and_quadruplet_classifiers_take_repeated_points(form):
         for extra, converged in ((holds, True), (fails, False)):
             tuples = np.r_[good, [extra]]
             given = X[tuples] if form == "points" else tuples
-            clf, caught = _fit(lambda: Classifier(inner, preprocessor=pre), given)
+            clf, caught = _fit(lambda C=Classifier, e=inner: C(e, preprocessor=pre), given)
             assert _counted(caught, UserWarning, "compare a pair that joins a point to itself")
             assert clf.estimator_.converged_ is converged
             assert bool(_counted(caught, ConvergenceWarning, "cannot be met")) is not converged
