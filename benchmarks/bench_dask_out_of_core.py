@@ -35,6 +35,11 @@ Usage::
 
     python benchmarks/bench_dask_out_of_core.py [--n 6000000] [--chunk 10000]
         [--memory-limit 512MB] [--n-init 2] [--init auto] [--check 20000] [--dask-ml]
+        [--json PATH]
+
+``--json PATH`` writes the stages' times, the clusterings' inertia and ARI
+(ours and dask-ml's) and the peak memory for the documentation's figure
+(``benchmarks/results/dask_out_of_core.json``).
 """
 
 import argparse
@@ -53,6 +58,9 @@ from sklearn.exceptions import ConvergenceWarning  # noqa: E402
 from sklearn.metrics import adjusted_rand_score  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import _results  # noqa: E402
 
 from sklearn_bregman import KernelKMeans, LogDetKernelLearner  # noqa: E402
 
@@ -140,6 +148,7 @@ def main():
                         choices=["auto", "sample", "k-means||", "k-means++"])
     parser.add_argument("--dask-ml", action="store_true",
                         help="also cluster the embedding with dask_ml.cluster.KMeans")
+    _results.add_json_argument(parser)
     args = parser.parse_args()
 
     import dask.array as da
@@ -199,6 +208,28 @@ def main():
           f"{adjusted_rand_score(ys, km_local.labels_):.4f}")
     print(f"in memory vs dask on the first {m:,} rows: max |M_mem - M_dask| / max |M_mem| "
           f"= {err:.2e}, pivots equal: {np.array_equal(local.pivots_, remote.pivots_)}")
+    results = {
+        "fit": {"seconds": t_fit, "rank": model.rank_, "sweeps": model.n_iter_,
+                "converged": bool(model.converged_)},
+        "kernel_kmeans": {"seconds": t_km, "iterations": km.n_iter_,
+                          "inertia": km.inertia_, "ari": ari_from_table(table)},
+        "peak_mb": {"workers": sorted(peaks.values()), "workers_at_start": sorted(base.values()),
+                    "client_and_scheduler": peak_mb()},
+        "check": {"rows": m, "relative_metric_difference": err,
+                  "ari_in_memory": adjusted_rand_score(ys, km_local.labels_)}}
+    if args.dask_ml:
+        results["dask_ml_kmeans"] = {"seconds": t_dml, "iterations": int(dml.n_iter_),
+                                     "inertia": float(dml.inertia_),
+                                     "ari": ari_from_table(dml_table)}
+    _results.write(args.json, "bench_dask_out_of_core",
+                   {"n": args.n, "d": D, "classes": CLASSES, "chunk": args.chunk,
+                    "workers": "2 processes x 1 thread", "memory_limit": args.memory_limit,
+                    "n_init": args.n_init, "init": args.init,
+                    "learner": "LogDetKernelLearner(kernel='rbf', gamma=0.05, rank=100, "
+                               "low_rank='rpcholesky', n_constraints=2000)",
+                    "dask_ml": "dask_ml.cluster.KMeans(n_clusters=5, init='k-means||')"
+                    if args.dask_ml else None, "blas_threads": 1},
+                   results, peers=("dask", "distributed", "dask-ml"))
 
 
 if __name__ == "__main__":

@@ -2,13 +2,18 @@
 
 Both run in this process on the same random problem (n = 2,000 points,
 20,000 pair constraints, bounds 0.6 / 1.5 times the initial distances so that
-almost every projection moves the state), one sweep from the identity.  The
-compiled time is the best of ``--repeats`` sweeps; the NumPy loop (the test
-oracle, one constraint per Python iteration) is timed on 2,000 projections.
+almost every projection moves the state), one sweep from the identity, BLAS
+on one thread.  The compiled time is the best of ``--repeats`` sweeps; the
+NumPy loop (the test oracle, one constraint per Python iteration) is timed
+on 2,000 projections.
 
 Usage::
 
-    python benchmarks/bench_logdet_projection.py [--ranks 16 64 128 256]
+    python benchmarks/bench_logdet_projection.py [--ranks 16 64 128 256] [--json PATH]
+
+``--json PATH`` also writes the series (microseconds per projection against
+r, compiled and NumPy) for the documentation's figure
+(``benchmarks/results/logdet_projection.json``).
 
 Issue #2 targets on a 2-core machine: r = 64 at most 1.5 us and at least 5x
 faster than NumPy; r = 256 at most 12 us.
@@ -20,9 +25,12 @@ import sys
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import _results  # noqa: E402
 from sklearn_bregman._engine._logdet import logdet_pair_sweep  # noqa: E402
 
 from tests.oracles import logdet_pair_sweep_reference  # noqa: E402
@@ -55,10 +63,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ranks", type=int, nargs="+", default=[16, 64, 128, 256])
     ap.add_argument("--repeats", type=int, default=5)
+    _results.add_json_argument(ap)
     args = ap.parse_args()
+    series = {"r": [], "compiled_us": [], "numpy_us": [], "moved": []}
+    threadpool_limits(1)  # (the NumPy loop's products; the machine may be shared)
 
-    print(f"{'r':>5} {'compiled us':>12} {'numpy us':>10} {'speed-up':>9} "
-          f"{'moved':>6} {'target':>8}")
+    print(f"{'r':>5} {'compiled us':>12} {'numpy us':>10} {'speed-up':>9} {'moved':>6}")
     for r in args.ranks:
         prob = problem(r)
         c = len(prob[1])
@@ -66,13 +76,17 @@ def main():
                        for _ in range(args.repeats))
         numpy_us, moved = time_sweep(logdet_pair_sweep_reference, prob, 2000)
         target = TARGETS_US.get(r)
-        verdict = ""
-        if target is not None:
-            ok = compiled <= target and (r != 64 or numpy_us / compiled >= 5)
-            verdict = f"<= {target:g} {'ok' if ok else 'MISSED'}"
+        if target is not None and (compiled > target or (r == 64 and numpy_us / compiled < 5)):
+            print(f"(r = {r}: slower than the {target:g} us of issue #2)")
         print(f"{r:>5} {compiled:>12.3f} {numpy_us:>10.2f} {numpy_us / compiled:>8.1f}x "
-              f"{moved:>6.0%} {verdict:>8}")
+              f"{moved:>6.0%}")
+        for key, value in zip(series, (r, compiled, numpy_us, moved)):
+            series[key].append(value)
     print("(floating-point bound at r = 64 is about 0.3 us per projection)")
+    _results.write(args.json, "bench_logdet_projection",
+                   {"n": 2000, "constraints": 20000, "repeats": args.repeats,
+                    "numpy_projections": 2000, "blas_threads": 1},
+                   series)
 
 
 if __name__ == "__main__":

@@ -32,10 +32,20 @@ n = 8000 (C and its copies take several n x n arrays).  Run::
 
     python benchmarks/bench_nearest_correlation.py           # n = 500, 2000, 5000
     python benchmarks/bench_nearest_correlation.py --quick   # n = 300, 600; 5 s budget
+    python benchmarks/bench_nearest_correlation.py --sizes 500 2000 --start 250 \
+        --cap 4000 --json PATH
+
+``--sizes`` sets the table's n, ``--budget``, ``--start`` and ``--cap`` the
+search for the largest n; ``--json PATH`` writes both (every fit's time,
+diagonal error, distance to C and smallest eigenvalue; the time against n
+of each method) for the documentation's figure
+(``benchmarks/results/nearest_correlation.json``).
 """
 
 import argparse
+import os
 import signal
+import sys
 import time
 import warnings
 
@@ -44,6 +54,9 @@ from statsmodels.stats.correlation_tools import corr_nearest, corr_nearest_facto
 from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import NearestCorrelation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _results  # noqa: E402
 
 K_FACTORS = 5
 N_OBS = 200
@@ -122,6 +135,7 @@ def timed(fit, C, budget):
 
 
 def table(sizes, budget):
+    rows = []
     print(f"{'n':>6}  {'method':<38} {'time [s]':>9} {'max|K_ii-1|':>12} "
           f"{'||K-C||_F':>10} {'min eig K':>10}")
     for n in sizes:
@@ -133,12 +147,18 @@ def table(sizes, budget):
             K, sec = timed(fit, C, budget)
             if K is None:
                 print(f"{n:>6}  {name:<38} {'> ' + str(int(budget)):>9}")
+                rows.append({"n": n, "method": name, "seconds": None,
+                             "interrupted_after": budget})
                 continue
             err = np.abs(np.diag(K) - 1).max()
             fro = np.linalg.norm(K - C)
             mineig = np.linalg.eigvalsh(K)[0]
             print(f"{n:>6}  {name:<38} {sec:9.2f} {err:12.2e} {fro:10.2f} {mineig:10.2e}")
+            rows.append({"n": n, "method": name, "seconds": sec, "max_diagonal_error": err,
+                         "distance_to_C": fro, "min_eigenvalue": mineig,
+                         "input_min_eigenvalue": w[0]})
             del K
+    return rows
 
 
 def largest_within(budget, start, cap):
@@ -146,6 +166,7 @@ def largest_within(budget, start, cap):
           f"cap {cap}; wall clock of the fit alone):")
     best = dict.fromkeys(METHODS)
     stopped = {}
+    curve = []
     n = start
     while n <= cap and len(stopped) < len(METHODS):
         C = pairwise_correlation(n, seed=n)
@@ -155,6 +176,8 @@ def largest_within(budget, start, cap):
             K, sec = timed(fit, C, budget)
             del K
             print(f"  n = {n:>5}  {name:<38} {sec:7.2f} s")
+            curve.append({"n": n, "method": name, "seconds": sec,
+                          "interrupted": bool(sec > budget)})
             if sec > budget:
                 stopped[name] = n
             else:
@@ -165,24 +188,44 @@ def largest_within(budget, start, cap):
         why = (f"n = {stopped[name]} took more than {budget:.0f} s" if name in stopped
                else f"cap {cap} reached")
         print(f"  {name:<38} largest n = {best[name]} ({why})")
+    return curve, best
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, 5 s budget")
+    parser.add_argument("--sizes", type=int, nargs="*", default=None,
+                        help="n of the table (default 500 2000 5000)")
+    parser.add_argument("--budget", type=float, default=None, help="seconds (default 60)")
+    parser.add_argument("--start", type=int, default=None,
+                        help="first n of the search for the largest n (default 500)")
+    parser.add_argument("--cap", type=int, default=None,
+                        help="last n of that search (default 8000)")
+    _results.add_json_argument(parser)
     args = parser.parse_args()
+    sizes, budget, start, cap = ([300, 600], 5.0, 300, 2400) if args.quick else \
+        ([500, 2000, 5000], 60.0, 500, 8000)
+    sizes = sizes if args.sizes is None else args.sizes
+    budget = budget if args.budget is None else args.budget
+    start = start if args.start is None else args.start
+    cap = cap if args.cap is None else args.cap
     threadpool_limits(1)
     t0 = time.perf_counter()
     C = pairwise_correlation(60, seed=0)
     for fit in METHODS.values():  # warm-up: imports, BLAS threads
         fit(C)
-    if args.quick:
-        table([300, 600], 5.0)
-        largest_within(5.0, 300, 2400)
-    else:
-        table([500, 2000, 5000], 60.0)
-        largest_within(60.0, 500, 8000)
-    print(f"\ntotal {time.perf_counter() - t0:.0f} s")
+    rows = table(sizes, budget) if sizes else []
+    curve, best = largest_within(budget, start, cap)
+    total = time.perf_counter() - t0
+    print(f"\ntotal {total:.0f} s")
+    _results.write(args.json, "bench_nearest_correlation",
+                   {"factors": K_FACTORS, "observations": N_OBS, "missing": 0.2,
+                    "budget_s": budget, "start": start, "cap": cap, "blas_threads": 1,
+                    "corr_nearest": "threshold=1e-8, n_fact=20/n (at most 20 iterations)",
+                    "ours": f"NearestCorrelation(rank={K_FACTORS}), LogDet, input='matrix'"},
+                   {"table": rows, "time_against_n": curve, "largest_n": best,
+                    "total_s": total},
+                   peers=("statsmodels",))
 
 
 if __name__ == "__main__":

@@ -14,20 +14,33 @@ printed: fit time, iterations, the largest |K_ii - 1| recomputed from the
 result, the divergence, and how far the two solvers' solutions are apart
 (their uniquenesses and duals: nothing n x n is formed, one such array
 would take 80 GB), then the hard / easy time ratio of each solver, and the
-peak memory of the Newton fits (tracemalloc).  Run::
+peak memory of the Newton fits (tracemalloc).  BLAS on one thread.  Run::
 
     python benchmarks/bench_nearest_correlation_scale.py [--n N] [--rank R]
         [--skip-projections]
+    python benchmarks/bench_nearest_correlation_scale.py \
+        --sizes 12500 25000 50000 100000 --json PATH
+
+``--sizes`` runs the same for each n in turn (time and traced peak memory
+against n, where one n x n array would take n^2 8 bytes); ``--json PATH``
+writes every fit for the documentation's figure
+(``benchmarks/results/nearest_correlation_scale.json``).
 """
 
 import argparse
+import os
 import resource
+import sys
 import time
 import tracemalloc
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from sklearn_bregman import NearestCorrelation
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _results  # noqa: E402
 
 
 def fit(G0, solver):
@@ -47,8 +60,30 @@ def main():
     parser.add_argument("--skip-projections", action="store_true",
                         help="fit the hard start by Newton-CG only (the projections "
                              "take minutes there)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=None,
+                        help="run each n in turn (instead of --n)")
+    _results.add_json_argument(parser)
     args = parser.parse_args()
-    n, r = args.n, args.rank
+    # BLAS on one thread: on a shared 2-core machine two OpenBLAS threads made
+    # the same fit vary tenfold
+    threadpool_limits(1)
+    records = []
+    warm = np.random.default_rng(1).standard_normal((500, args.rank)) * 0.1
+    for solver in ("newton", "projections"):  # warm-up: imports, first calls
+        NearestCorrelation(input="factor", solver=solver).fit(warm)
+    for n in args.sizes or [args.n]:
+        if args.sizes:
+            print(f"\n--- n = {n:,}, r = {args.rank}")
+        run(n, args.rank, args.skip_projections, records)
+    _results.write(args.json, "bench_nearest_correlation_scale",
+                   {"rank": args.rank, "input": "factor", "max_iter": 5000,
+                    "easy_start": "rows N(0, 0.01 I)", "hard_start": "rows N(0, 0.81/r I)",
+                    "memory": "tracemalloc peak of each fit (MB = 2^20 bytes)",
+                    "blas_threads": 1},
+                   {"fits": records})
+
+
+def run(n, r, skip_projections, records):
     starts = {"easy": 0.1, "hard": np.sqrt(0.81 / r)}
     times = {}
     print(f"{'start':6} {'capped rows':>11} {'solver':20} {'time [s]':>9} {'iters':>6} "
@@ -58,11 +93,16 @@ def main():
         capped = int(np.count_nonzero(np.einsum("ij,ij->i", G0, G0) > 1.0))
         fitted = {}
         for solver in ("newton", "projections"):
-            if solver == "projections" and name == "hard" and args.skip_projections:
+            if solver == "projections" and name == "hard" and skip_projections:
                 continue
             est, sec, peak = fit(G0, solver)
             fitted[solver] = est
             times[name, solver] = sec
+            records.append({"n": n, "rank": r, "start": name, "capped_rows": capped,
+                            "solver": est.solver_, "seconds": sec, "iterations": est.n_iter_,
+                            "max_diagonal_error": est.max_diagonal_error_,
+                            "divergence": est.divergence_, "peak_traced_mb": peak / 2**20,
+                            "nxn_float64_mb": n * n * 8 / 2**20})
             print(f"{name:6} {capped:11d} {est.solver_:20} {sec:9.2f} {est.n_iter_:6d} "
                   f"{est.max_diagonal_error_:12.2e} {est.divergence_:14.6f} "
                   f"{peak / 2**20:8.1f}", flush=True)

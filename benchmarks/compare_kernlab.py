@@ -28,7 +28,11 @@ doubles Python holds), results come back as text with 17 digits.
 
 Usage::
 
-    python benchmarks/compare_kernlab.py [--n 1000] [--rank 60] [--repeats 3]
+    python benchmarks/compare_kernlab.py [--n 1000] [--rank 60] [--repeats 3] [--json PATH]
+
+``--json PATH`` writes, per case, the four times (best of the runs) and
+whether the pivots agree, with R's and kernlab's versions, for the
+documentation's figure (``benchmarks/results/compare_kernlab.json``).
 """
 
 import argparse
@@ -49,6 +53,7 @@ from sklearn_bregman._factors._factors import cholesky_side_information, pivoted
 from sklearn_bregman._factors._kernels import kernel_source
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _results  # noqa: E402
 from breiman import ringnorm, twonorm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -256,6 +261,7 @@ def main():
     parser.add_argument("--n", type=int, default=1000, help="points of ringnorm, twonorm")
     parser.add_argument("--rank", type=int, default=60)
     parser.add_argument("--repeats", type=int, default=3)
+    _results.add_json_argument(parser)
     args = parser.parse_args()
     if shutil.which("Rscript") is None:
         sys.exit("Rscript not found: run benchmarks/install_kernlab.sh first")
@@ -268,11 +274,12 @@ def main():
                               capture_output=True, text=True, env=env)
         if done.returncode:
             sys.exit(f"Rscript failed:\n{done.stderr}")
-        print(done.stdout.strip(), "| n =", {k: v[0].shape[0] for k, v in data.items()},
+        versions = done.stdout.strip()
+        print(versions, "| n =", {k: v[0].shape[0] for k, v in data.items()},
               "| one thread each")
         results = {case: {v: read_result(tmp, case, v) for v in VARIANTS}
                    for case, *_ in specs}
-    out = []
+    out, records = [], []
     with threadpool_limits(1):
         for spec in specs:
             case, name, gamma, rank, kappa, delta, tol, center = spec
@@ -280,12 +287,28 @@ def main():
             mine, chol = ours(X, Y, gamma, rank, kappa, delta, tol, center, args.repeats)
             swapped, _ = ours(X, Y, gamma, rank, 1.0 - kappa, delta, tol, center, 1)
             out.append(report(spec, mine, swapped, chol, results[case]))
+            r = results[case]
+            records.append({
+                "case": case, "data": name, "n": X.shape[0], "gamma": gamma, "rank": rank,
+                "kappa": kappa, "delta": delta, "tol": tol, "centering": center,
+                "csi_ours_s": mine["seconds"], "csi_kernlab_s": r["csi"]["seconds"],
+                "csi_kernlab_exact_s": r["exact"]["seconds"],
+                "inchol_ours_s": chol["seconds"], "inchol_kernlab_s": r["inchol"]["seconds"],
+                "csi_pivots_equal_exact_maxima": bool(out[-1][0]),
+                "inchol_pivots_equal": bool(out[-1][1])})
     csi_same, chol_same, csi_ratio, chol_ratio = (np.array(v) for v in zip(*out))
     print(f"\nSummary over {len(out)} cases: ours = kernlab csi with exact maxima (pivots "
           f"in order) on {csi_same.sum()}, ours = kernlab inchol on {chol_same.sum()}; "
           f"time ours/kernlab: CSI {csi_ratio.min():.3f}-{csi_ratio.max():.3f}, "
           f"incomplete Cholesky {chol_ratio.min():.3f}-{chol_ratio.max():.3f}.")
     print(NOTES)
+    _results.write(args.json, "compare_kernlab",
+                   {"n": args.n, "rank": args.rank, "repeats": args.repeats,
+                    "blas_threads": 1,
+                    "threads": "one BLAS thread each (threadpoolctl; OPENBLAS_NUM_THREADS=1 "
+                               "for R)",
+                    "r_and_kernlab": versions},
+                   {"cases": records})
 
 
 if __name__ == "__main__":

@@ -40,10 +40,11 @@ extensions = [
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "myst_parser",
+    "bench_figures",  # docs/_ext: the benchmarks' figures from benchmarks/results/*.json
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "_ext", "auto_examples/*.ipynb",
+exclude_patterns = ["_build", "_ext", "README.md", "auto_examples/*.ipynb",
                     "auto_examples/*.py", "auto_examples/*.zip"]
 templates_path = ["_templates"]
 
