@@ -4,6 +4,10 @@ Build (from the repository root, after ``pip install ".[test,docs]"``)::
 
     python -m sphinx -W -b html docs docs/_build/html
 
+That runs every gallery example (about 17 minutes on two cores);
+``SKLEARN_BREGMAN_DOCS_FAST=1`` skips the slow ones (``SLOW_EXAMPLES``
+below), ``-D plot_gallery=0`` runs none. docs/README.md has the details.
+
 Extensions: autodoc + autosummary (the API reference from the docstrings),
 numpydoc (their format), intersphinx (links to scikit-learn, NumPy, SciPy and
 Python; from local inventories, so the build needs no network),
@@ -58,6 +62,9 @@ numpydoc_validation_checks = set()  # validated by tests/test_numpydoc.py instea
 # -- Markdown pages ---------------------------------------------------------
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
 myst_heading_anchors = 3
+# Formulas are MathJax ($...$ inline, $$...$$ displayed); a fence without a
+# language (a benchmark's printout, a diagram) is plain text, not Python.
+highlight_language = "text"
 
 # -- Links to other projects, from local inventories -------------------------
 intersphinx_mapping = {
@@ -74,7 +81,8 @@ intersphinx_mapping = {
 
 # -- Gallery ------------------------------------------------------------------
 # SKLEARN_BREGMAN_DOCS_FAST=1 (CI) executes only the quick examples; the slow
-# ones are shown as code without their output (named in docs/README.md).
+# ones, listed in SLOW_EXAMPLES just below, are shown as code without their
+# output. `-D plot_gallery=0` executes none (docs/README.md says how to build).
 SLOW_EXAMPLES = ("sklr_noise", "sklr_triplets")  # 189 s and 56 s
 fast = os.environ.get("SKLEARN_BREGMAN_DOCS_FAST") == "1"
 sphinx_gallery_conf = {
@@ -98,6 +106,20 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": False,
     "header_links_before_dropdown": 6,
+    # The guide's pages hold wide tables, printouts and a diagram: no
+    # right-hand sidebar there (the page's contents move under the section
+    # navigation, see html_sidebars), so the text column takes its width.
+    # (named one by one: the theme warns of a page matched by two wildcards)
+    "secondary_sidebar_items": {
+        "**": ["page-toc", "edit-this-page", "sourcelink"],
+        "index": [],
+        "getting_started": [],
+        **{f"user_guide/{page.stem}": [] for page in (HERE / "user_guide").glob("*.md")},
+    },
+}
+html_sidebars = {
+    "user_guide/*": ["sidebar-collapse", "sidebar-nav-bs", "page-toc"],
+    "getting_started": ["sidebar-collapse", "sidebar-nav-bs", "page-toc"],
 }
 html_show_sourcelink = False
 
@@ -105,3 +127,4 @@ html_show_sourcelink = False
 # heading level (the README's own title is the site's front page).
 suppress_warnings = ["myst.header"]
 html_css_files = ["custom.css"]
+html_js_files = ["custom.js"]  # tables stacked on a phone

@@ -55,8 +55,10 @@ class ITMLTransformer(TransactionalMixin, MahalanobisMixin, ClassNamePrefixFeatu
 
     where :math:`d_A(x, y) = (x - y)^T A (x - y)` and
     :math:`D_{ld}(A, A_0) = \mathrm{tr}(A A_0^{-1}) - \log\det(A A_0^{-1}) - d`.
-    It is solved by cyclic rank-one Bregman projections with dual corrections
-    (Kulis et al. 2009, Section 5.1), each costing O(d^2) in compiled code.
+    It is solved by rank-one Bregman projections with dual corrections
+    (Kulis et al. 2009, Section 5.1; visited in an order reshuffled every
+    sweep by default, the papers' cyclic order with ``order='cyclic'``), each
+    costing O(d^2) in compiled code.
     ``transform`` maps ``X`` to ``X L^T`` with :math:`A = L^T L`, so Euclidean
     distances after the transform are the learned Mahalanobis distances.
 

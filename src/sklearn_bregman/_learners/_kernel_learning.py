@@ -448,10 +448,12 @@ class LogDetKernelLearner(_BaseKernelLearner):
     r x r: with :math:`K_0 = G_0 G_0^T`, the LogDet divergence is invariant
     under congruence, so :math:`K = G_0 M G_0^T` where M minimises
     :math:`D_{ld}(M, I)` under the constraints
-    :math:`(g_i - g_j)^T M (g_i - g_j) \le u` (or :math:`\ge l`).  Cyclic
-    rank-one Bregman projections with dual corrections (Section 5.1; the
+    :math:`(g_i - g_j)^T M (g_i - g_j) \le u` (or :math:`\ge l`).  Sweeps
+    of rank-one Bregman projections with dual corrections (Section 5.1; the
     factored update of Algorithm 2 is replaced by an update of M itself,
-    also O(r^2)) run in compiled code.  The learned kernel keeps the rank
+    also O(r^2)) run in compiled code, over the constraints in an order
+    reshuffled every sweep (``order='random'``, the default) or in the
+    papers' fixed cyclic order (``order='cyclic'``).  The learned kernel keeps the rank
     and range of :math:`K_0` and is PSD (Section 4).
 
     With ``kernel='linear'`` at full rank this is ITML with the identity
