@@ -10,7 +10,13 @@ from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import check_fit2d_1sample
-from sklearn_bregman._engine._csi_steps import qr_append
+from sklearn_bregman._engine._csi_steps import (
+    estimated_gains,
+    lookahead_added,
+    lookahead_chosen,
+    move_pivot,
+    qr_append,
+)
 from sklearn_bregman._engine._testing import swap_pivots
 
 from sklearn_bregman import (
@@ -234,6 +240,125 @@ def test_every_pivot_move_keeps_the_approximation():
         np.testing.assert_allclose(Q @ W.T, QW0, atol=1e-12)
     # Proposition 1 with the new order: the same columns, the same approximation
     np.testing.assert_allclose((G @ G.T)[:, piv], K[:, piv], atol=1e-10)
+
+
+def move_pivot_reference(G, Q, R, E, W, pivots, src, dst, t):
+    """App. A in NumPy, exchange after exchange (p = src - 1, ..., dst): the
+    plain oracle of the compiled ``move_pivot``."""
+    def rotate(M, p, cs, sn):
+        a, b = M[:, p].copy(), M[:, p + 1].copy()
+        M[:, p] = cs * a + sn * b
+        M[:, p + 1] = -sn * a + cs * b
+
+    for p in range(src - 1, dst - 1, -1):
+        pivots[p], pivots[p + 1] = pivots[p + 1], pivots[p]
+        b = pivots[p]
+        x, y = G[b, p], G[b, p + 1]
+        rho = np.hypot(x, y)
+        rotate(G, p, x / rho, y / rho)
+        G[b, p + 1] = 0.0
+        a0, a1 = R[:p + 2, p].copy(), R[:p + 2, p + 1].copy()
+        R[:p + 2, p] = x / rho * a0 + y / rho * a1
+        R[:p + 2, p + 1] = -y / rho * a0 + x / rho * a1
+        x, y = R[p, p], R[p + 1, p]
+        rho = np.hypot(x, y)
+        if rho > 0:
+            cs, sn = x / rho, y / rho
+            r0, r1 = R[p, p:t].copy(), R[p + 1, p:t].copy()
+            R[p, p:t] = cs * r0 + sn * r1
+            R[p + 1, p:t] = -sn * r0 + cs * r1
+            R[p + 1, p] = 0.0
+            for M in (Q, E, W):
+                rotate(M, p, cs, sn)
+
+
+def csi_state(n, t, d, seed):
+    """A CSI state with t columns on n points (n > the compiled kernels'
+    blocks of 256 rows that BLAS or a blocked kernel might use, and not a
+    multiple of it): G, Q, R, E of the run, random look-ahead coordinates W."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 4))
+    K = rbf_kernel(X, gamma=0.3)
+    G = np.asfortranarray(run(K, None, t, tol=0.0).G)
+    piv = run(K, None, t, tol=0.0).pivots.copy()
+    Y = np.asfortranarray(rng.standard_normal((n, d)))
+    Q = np.zeros((n, t), order="F")
+    R = np.zeros((t, t), order="F")
+    E = np.zeros((d, t), order="F")
+    for j in range(t):
+        qr_append(Q, R, E, Y, G, j, True)
+    W = np.asfortranarray(rng.standard_normal((n, t)))
+    return G, Q, R, E, W, piv
+
+
+@pytest.mark.parametrize("d", [0, 3])
+@pytest.mark.parametrize(("src", "dst"), [(11, 2), (11, 0), (5, 4), (7, 7)])
+def test_move_pivot_is_the_exchanges_one_by_one(d, src, dst):
+    """The compiled move over several positions against the NumPy exchanges
+    one after the other: the same pivots, and the same arrays to rounding
+    (bit for bit where the compiler does not contract the rotations into
+    fused multiply-adds)."""
+    t = 12
+    state = csi_state(700, t, d, seed=d + src)
+    ref = [a.copy(order="F") for a in state]
+    move_pivot(*state, src, dst, t)
+    move_pivot_reference(*ref, src, dst, t)
+    np.testing.assert_array_equal(state[5], ref[5])
+    for got, want in zip(state[:5], ref[:5]):
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-13 * np.abs(want).max(initial=1.0))
+    G, piv = state[0], state[5]
+    np.testing.assert_array_equal(np.triu(G[piv[:t]], 1), 0)
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.7])
+def test_estimated_gains_are_eq_9_10(mu):
+    """The compiled gains against eq. 9-10 written in NumPy, with
+    non-candidates and points without residual."""
+    n, cap, d, k0, t, lam = 613, 20, 3, 4, 15, 0.3
+    rng = np.random.default_rng(1)
+    W = np.asfortranarray(rng.standard_normal((n, cap)))
+    W[5] = 0.0  # B = 0: no prediction term
+    E = np.asfortranarray(rng.standard_normal((d, cap)))
+    A, dadv = rng.random(n), rng.random(n)
+    dk = dadv + rng.random(n)
+    dk[7] = 0.0
+    candidate = (rng.random(n) > 0.1).view(np.uint8)
+    out = np.empty(n)
+    acc = np.zeros((n, d), order="F")
+    work = np.empty(2 * n)
+    estimated_gains(out, A, dk, dadv, W, E, k0, t, lam, mu, candidate, acc, work)
+    Ww = W[:, k0:t]
+    B = (Ww ** 2).sum(1)
+    C = ((Ww @ E[:, k0:t].T) ** 2).sum(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = lam * (A + dadv * (2 * dk - dadv)) / dk + np.where(B > 0, mu * C / B, 0.0)
+    want[(candidate == 0) | (dk <= 0)] = -np.inf
+    np.testing.assert_array_equal(np.isinf(out), np.isinf(want))
+    np.testing.assert_allclose(out[np.isfinite(want)], want[np.isfinite(want)], rtol=1e-13)
+
+
+def test_lookahead_updates_are_the_rank_one_changes():
+    """The compiled look-ahead updates against NumPy: ``A[i] = |Delta[:, i]|^2``
+    for the look-ahead part ``Delta = Gw Gw'`` after a column joins it and
+    after its first leaves, ``W += h R[k0:t+1, t]'`` and ``dk -= g^2``."""
+    n, t, k0 = 611, 9, 3
+    G, Q, R, E, W, piv = csi_state(n, t + 1, 2, seed=4)
+    Delta = G[:, k0:t] @ G[:, k0:t].T
+    A = (Delta ** 2).sum(0)
+    W0, work = W.copy(), np.empty(2 * n + 4)
+    lookahead_added(A, W, G, R, k0, t, work)
+    Delta += np.outer(G[:, t], G[:, t])
+    np.testing.assert_allclose(A, (Delta ** 2).sum(0), rtol=1e-12)
+    W0[:, t] = 0.0
+    W0[:, k0:t + 1] += np.outer(G[:, t], R[k0:t + 1, t])
+    np.testing.assert_allclose(W, W0, rtol=1e-14, atol=1e-15)
+    dk = (G ** 2).sum(1) + 1.0
+    dk0 = dk.copy()
+    gg = lookahead_chosen(A, dk, G, k0, t + 1, work)
+    Delta -= np.outer(G[:, k0], G[:, k0])
+    np.testing.assert_allclose(A, (Delta ** 2).sum(0), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(dk, dk0 - G[:, k0] ** 2, rtol=1e-14)
+    assert gg == pytest.approx(G[:, k0] @ G[:, k0], rel=1e-14)
 
 
 def test_qr_append_of_a_column_in_the_span():
