@@ -106,6 +106,50 @@ def test_low_rank_projection_matches_r_space_update(seed):
     assert np.linalg.eigvalsh(M_new).min() > 0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_soft_step_is_eq_22_root_and_eq_23_expansion(seed):
+    """sSKLR's step (Section 4.2) with lam the weight of lam/2 xi^2 (eq. 16,
+    xi = alpha / lam by eq. 19, the dual penalty alpha^2 / (2 lam) of
+    Appendix B): the smaller positive root of the cubic of eq. 22,
+
+        alpha^3 + s/p alpha^2 + (1/p - 2 lam) alpha - lam s/p = 0,
+        s = eta1 + eta2, p = eta1 eta2,
+
+    and alpha* - delta alpha of eq. 23 to first order in alpha* / lam.  The
+    printed eq. 22 ends in -p/s, a misprint: its smaller positive root
+    tends to 0 as lam grows (or does not exist), against eq. 23 and the
+    paper's own remark that large lam is the hard constraint.  So the
+    paper's lam = 1e5 is nearly hard, and sSKLR's ARI equals SKLR's in
+    benchmarks/bench_sklr_table1.py.
+    """
+    rng = np.random.default_rng(seed)
+    n, r = 12, 6
+    G = rng.standard_normal((n, r))
+    M = spd(r, rng)
+    while True:  # a violated outlier constraint
+        a, b, c = rng.choice(n, 3, replace=False)
+        C = constraint_matrix(G, a, b, c, 2.0)
+        if np.trace(M @ C) > 0:
+            break
+    eta = np.linalg.eigvals(M @ C).real
+    eta = eta[np.argsort(-np.abs(eta))[:2]]
+    e1, e2 = eta.max(), eta.min()
+    assert e2 < 0 < e1 and abs(e2) <= e1  # Section 4.1
+    s, p = e1 + e2, e1 * e2
+    alpha_hard = -s / (2 * p)  # eq. 13
+    _, alpha, _ = one_projection(G, a, b, c, 2.0, True, M, 0.0, INF)
+    assert alpha == pytest.approx(alpha_hard, rel=1e-10)
+    for factor in (1e2, 1e3, 1e4):
+        lam = factor * alpha_hard
+        _, alpha, _ = one_projection(G, a, b, c, 2.0, True, M, 0.0, lam)
+        roots = np.roots([1.0, s / p, 1.0 / p - 2.0 * lam, -lam * s / p])
+        positive = np.sort(roots[(np.abs(roots.imag) < 1e-9) & (roots.real > 0)].real)
+        assert positive.size == 2
+        assert alpha == pytest.approx(positive[0], rel=1e-9)
+        delta = (e1 - e2) ** 2 / p ** 2 / 8.0 * alpha_hard / lam  # eq. 23
+        assert (alpha_hard - alpha) / delta == pytest.approx(1.0, abs=5.0 / factor)
+
+
 def test_satisfied_inequality_without_dual_does_not_move():
     rng = np.random.default_rng(0)
     G = rng.standard_normal((3, 2))
@@ -357,6 +401,25 @@ def test_spectral_start_keeps_the_energy(kernel, energy):
     # the Nystrom map reproduces the training rows; G G' is PSD and below K
     np.testing.assert_allclose(f.transform(X.copy()), G, atol=1e-10)
     assert np.linalg.eigvalsh(K - G @ G.T).min() >= -1e-8 * lam[0]
+
+
+def test_spectral_start_of_a_given_rank():
+    """``rank=r, energy=1.0`` gives the top-r eigenpairs of K0: how the Table 1
+    benchmark sets the rank by the authors' code's rule (0.99 of the sum of
+    the eigenvalues, r about n / 2 as the paper's Section 5.7 says), which
+    the Frobenius share cannot express."""
+    X = load_digits().data[:300]
+    r = 150
+    f = SpectralFactor("adaptive_rbf", 1.0, r, {"n_neighbors": 100},
+                       np.random.RandomState(0))
+    G = f.fit(X)
+    assert G.shape[1] == f.rank_ == r
+    K = f._adaptive(X, X, f._adaptive.sigma_, f._adaptive.sigma_)
+    lam, U = np.linalg.eigh(K)
+    K_r = (U[:, -r:] * lam[-r:]) @ U[:, -r:].T
+    assert np.linalg.norm(G @ G.T - K_r) <= 1e-3 * np.linalg.norm(K_r)
+    est = SKLRClusterer(3, n_neighbors=100, energy=1.0, rank=r, random_state=0).fit(X)
+    assert est.rank_ == r
 
 
 # ---------------------------------------------------------------------------
