@@ -403,7 +403,7 @@ def refuse_changed(estimator, fixed):
     ``set_params`` of one of them would otherwise keep the old value
     silently)."""
     changed = sorted(name for name, value in fixed.items()
-                     if not _same(getattr(estimator, name), value))
+                     if not same_value(getattr(estimator, name), value))
     if changed:
         them = "it" if len(changed) == 1 else "them"
         raise ValueError(
@@ -414,7 +414,7 @@ def refuse_changed(estimator, fixed):
             "again.")
 
 
-def _same(a, b):
+def same_value(a, b):
     """Whether two values of a parameter are the same (arrays by value)."""
     if a is b:
         return True

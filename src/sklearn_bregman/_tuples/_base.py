@@ -25,7 +25,7 @@ from .._data._inputs import (
     tuple_form,
     unique_identifiers,
 )
-from .._learners._base import learns_from
+from .._learners._base import learns_from, same_value
 from .._learners._metric import MetricMixin
 from .._utils._sklearn_compat import InvalidParameterError
 from .._utils._state import TransactionalMixin
@@ -117,16 +117,6 @@ def unique_points(P, t):
     points in order) and each tuple's rows among them, (n, t)."""
     X, inverse = np.unique(P, axis=0, return_inverse=True)
     return X, inverse.reshape(-1, t)
-
-
-def same_value(a, b):
-    """Whether two values of a parameter are the same (arrays by value)."""
-    if a is b:
-        return True
-    try:
-        return type(a) is type(b) and bool(np.all(np.asarray(a == b)))
-    except (TypeError, ValueError):
-        return False
 
 
 def _inner_is_linear(self):
