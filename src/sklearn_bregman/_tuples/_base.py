@@ -31,8 +31,8 @@ from .._utils._sklearn_compat import InvalidParameterError
 from .._utils._state import TransactionalMixin
 from .._utils._warnings import column_or_1d
 
-__all__ = ["TupleMetaEstimator", "check_sample_weight", "check_tuple_labels", "inner_streams",
-           "unique_points"]
+__all__ = ["ComparisonMixin", "TupleMetaEstimator", "check_sample_weight", "check_tuple_labels",
+           "inner_streams", "unique_points"]
 
 #: The two label encodings a tuple classifier takes: its own, +1 / -1, and
 #: 1 / 0, the one scikit-learn's tools pass (``cross_val_predict`` with
@@ -386,3 +386,46 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = False
         return tags
+
+
+class ComparisonMixin:
+    """What the triplet and quadruplet classifiers share: a tuple says its
+    closer pair (``_closer``, two positions in the tuple) is closer than its
+    farther pair (``_farther``); y = -1 reverses it, learned as the tuple's
+    columns in the order ``_reversed``.  Subclasses of
+    :class:`TupleMetaEstimator` with ``_check_y(y, n)``."""
+
+    _closer, _farther, _reversed = (0, 1), (0, 2), [0, 2, 1]
+
+    def _fit(self, tuples, y, *, partial):
+        """``fit``, or a ``partial_fit`` call (``partial``).  A tuple that
+        repeats a point reaches the learner, which skips what no kernel
+        changes and counts them in one warning."""
+        self._check_fit_parameters()
+        classes = np.array([-1, 1])
+        if y is not None:
+            tuple_form(tuples, self._size, self._name, self.preprocessor)
+            y, classes = self._check_y(y, len(tuples))
+        X, rows = self._training_set(tuples, partial)
+        if y is not None:
+            rows = np.where((y == -1)[:, None], rows[:, self._reversed], rows)
+        est, classes = self._fit_inner(X, rows, y, classes, partial=partial)
+        self._set_fitted(self._fitted(est, X, tuples, classes))
+        return self
+
+    def _margins(self, tuples):
+        """The learned distance of the farther pair minus the closer one's."""
+        Z = self._mapped(tuples)
+        (a, b), (c, d) = self._closer, self._farther
+        near, far = Z[:, a] - Z[:, b], Z[:, c] - Z[:, d]
+        return (np.sqrt(np.einsum("ij,ij->i", far, far))
+                - np.sqrt(np.einsum("ij,ij->i", near, near)))
+
+    def _accuracy(self, tuples, y, sample_weight):
+        """``score``: accuracy of ``margin > 0`` against ``y`` (None: all hold)."""
+        from sklearn.metrics import accuracy_score
+
+        pred = np.where(self.decision_function(tuples) > 0, 1, -1)
+        y = np.ones(len(pred), dtype=int) if y is None else self._check_y(y, len(pred))[0]
+        sample_weight = check_sample_weight(sample_weight, len(pred), self._name)
+        return float(accuracy_score(y, pred, sample_weight=sample_weight))

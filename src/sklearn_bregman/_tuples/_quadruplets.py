@@ -12,26 +12,22 @@ apart ``c`` and ``d`` are than ``a`` and ``b`` under the learned distance.
 """
 
 
-import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from .._data._inputs import tuple_form
 from .._utils._sklearn_compat import HasMethods
 from .._utils._state import fit_context
 from ._base import (
+    ComparisonMixin,
     TupleMetaEstimator,
-    check_sample_weight,
     check_tuple_labels,
     inner_streams,
 )
 
 __all__ = ["QuadrupletClassifier"]
 
-#: The order of a quadruplet labelled -1 (reversed): ``(c, d, a, b)``.
-_REVERSED = [2, 3, 0, 1]
 
 
-class QuadrupletClassifier(TupleMetaEstimator):
+class QuadrupletClassifier(ComparisonMixin, TupleMetaEstimator):
     r"""Classify comparisons "the pair (a, b) is closer than (c, d)" with a learned kernel.
 
     A meta-estimator around a learner that takes quadruplets,
@@ -173,6 +169,8 @@ class QuadrupletClassifier(TupleMetaEstimator):
     """
 
     _size, _name = 4, "quadruplets"
+    # (a, b) closer than (c, d); a reversed one is its pairs swapped
+    _closer, _farther, _reversed = (0, 1), (2, 3), [2, 3, 0, 1]
     _fit_keyword = "quadruplets"
     _learners = "LogDetKernelLearner or VonNeumannKernelLearner"
 
@@ -246,24 +244,6 @@ class QuadrupletClassifier(TupleMetaEstimator):
         """
         return self._fit(quadruplets, y, partial=True)
 
-    def _fit(self, quadruplets, y, *, partial):
-        """``fit``, or a ``partial_fit`` call (``partial``)."""
-        self._check_fit_parameters()
-        classes = np.array([-1, 1])
-        if y is not None:
-            tuple_form(quadruplets, 4, "quadruplets", self.preprocessor)
-            y, classes = self._check_y(y, len(quadruplets))
-        X, rows = self._training_set(quadruplets, partial)
-        if y is not None:
-            # a reversed comparison is the one of its pairs swapped
-            rows = np.where((y == -1)[:, None], rows[:, _REVERSED], rows)
-        # (a quadruplet that joins a point to itself, or compares a pair with
-        # itself, reaches the learner, which skips what no kernel changes and
-        # counts them in one warning: a = b holds, c = d never does)
-        est, classes = self._fit_inner(X, rows, y, classes, partial=partial)
-        self._set_fitted(self._fitted(est, X, quadruplets, classes))
-        return self
-
     @staticmethod
     def _check_y(y, n):
         """Signs +1 / -1 of ``y`` (+1 / -1 or 1 / 0) and its encoding."""
@@ -271,12 +251,6 @@ class QuadrupletClassifier(TupleMetaEstimator):
             y, n, "quadruplets", "+1 (the comparison holds) or -1 (it is reversed)")
 
     # -- scores --------------------------------------------------------------
-
-    def _distances(self, quadruplets):
-        """Learned distances d(a, b) and d(c, d)."""
-        Z = self._mapped(quadruplets)
-        ab, cd = Z[:, 0] - Z[:, 1], Z[:, 2] - Z[:, 3]
-        return np.sqrt(np.einsum("ij,ij->i", ab, ab)), np.sqrt(np.einsum("ij,ij->i", cd, cd))
 
     def decision_function(self, quadruplets):
         """``d(c, d) - d(a, b)``, with d the learned distance.
@@ -296,8 +270,7 @@ class QuadrupletClassifier(TupleMetaEstimator):
         ndarray of shape (n_quadruplets,)
             The score of each quadruplet.
         """
-        d_ab, d_cd = self._distances(quadruplets)
-        return d_cd - d_ab
+        return self._margins(quadruplets)
 
     def predict(self, quadruplets):
         """Predict whether the pair ``(a, b)`` is closer than ``(c, d)``.
@@ -340,9 +313,4 @@ class QuadrupletClassifier(TupleMetaEstimator):
         float
             Accuracy of :meth:`predict` against ``y``.
         """
-        from sklearn.metrics import accuracy_score
-
-        pred = np.where(self.decision_function(quadruplets) > 0, 1, -1)
-        y = np.ones(len(pred), dtype=int) if y is None else self._check_y(y, len(pred))[0]
-        sample_weight = check_sample_weight(sample_weight, len(pred), "quadruplets")
-        return float(accuracy_score(y, pred, sample_weight=sample_weight))
+        return self._accuracy(quadruplets, y, sample_weight)

@@ -9,15 +9,13 @@ held-out triplet is scored by how much farther ``c`` is from ``a`` than ``b``
 in the learned kernel (distances in metric-learn's units).
 """
 
-import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from .._data._inputs import tuple_form
 from .._utils._sklearn_compat import HasMethods
 from .._utils._state import fit_context
 from ._base import (
+    ComparisonMixin,
     TupleMetaEstimator,
-    check_sample_weight,
     check_tuple_labels,
     inner_streams,
 )
@@ -25,7 +23,7 @@ from ._base import (
 __all__ = ["TripletClassifier"]
 
 
-class TripletClassifier(TupleMetaEstimator):
+class TripletClassifier(ComparisonMixin, TupleMetaEstimator):
     r"""Classify relative comparisons "a is closer to b than to c" with a learned kernel.
 
     A meta-estimator around a learner that takes triplets,
@@ -191,25 +189,6 @@ class TripletClassifier(TupleMetaEstimator):
         """
         return self._fit(triplets, y, partial=True)
 
-    def _fit(self, triplets, y, *, partial):
-        """``fit``, or a ``partial_fit`` call (``partial``)."""
-        self._check_fit_parameters()
-        classes = np.array([-1, 1])
-        if y is not None:
-            tuple_form(triplets, 3, "triplets", self.preprocessor)
-            y, classes = self._check_y(y, len(triplets))
-        X, rows = self._training_set(triplets, partial)
-        if y is not None:
-            rows = rows.copy()
-            flip = y == -1
-            rows[flip, 1], rows[flip, 2] = rows[flip, 2], rows[flip, 1].copy()
-        # "a closer to b than to c" is the outlier triplet (a, b | c); one that
-        # repeats a point reaches the learner, which counts it in one warning
-        # (a = b holds under every kernel; c = a or c = b never does)
-        est, classes = self._fit_inner(X, rows, y, classes, partial=partial)
-        self._set_fitted(self._fitted(est, X, triplets, classes))
-        return self
-
     @staticmethod
     def _check_y(y, n):
         """Signs +1 / -1 of ``y`` (+1 / -1 or 1 / 0) and its encoding."""
@@ -217,13 +196,6 @@ class TripletClassifier(TupleMetaEstimator):
             y, n, "triplets", "+1 (the comparison holds) or -1 (it is reversed)")
 
     # -- scores --------------------------------------------------------------
-
-    def _distances(self, triplets):
-        """Learned distances d(a, b) and d(a, c)."""
-        Z = self._mapped(triplets)
-        ab, ac = Z[:, 0] - Z[:, 1], Z[:, 0] - Z[:, 2]
-        return (np.sqrt(np.einsum("ij,ij->i", ab, ab)),
-                np.sqrt(np.einsum("ij,ij->i", ac, ac)))
 
     def decision_function(self, triplets):
         """``d(a, c) - d(a, b)``, with d the learned distance (metric-learn's).
@@ -240,8 +212,8 @@ class TripletClassifier(TupleMetaEstimator):
         ndarray of shape (n_triplets,)
             The score of each triplet.
         """
-        d_ab, d_ac = self._distances(triplets)
-        return d_ac - d_ab
+        # ("a closer to b than to c" is the outlier triplet (a, b | c))
+        return self._margins(triplets)
 
     def predict(self, triplets):
         """Predict whether ``a`` is closer to ``b`` than to ``c``.
@@ -281,9 +253,4 @@ class TripletClassifier(TupleMetaEstimator):
         float
             Accuracy of :meth:`predict` against ``y``.
         """
-        from sklearn.metrics import accuracy_score
-
-        pred = np.where(self.decision_function(triplets) > 0, 1, -1)
-        y = np.ones(len(pred), dtype=int) if y is None else self._check_y(y, len(pred))[0]
-        sample_weight = check_sample_weight(sample_weight, len(pred), "triplets")
-        return float(accuracy_score(y, pred, sample_weight=sample_weight))
+        return self._accuracy(triplets, y, sample_weight)
