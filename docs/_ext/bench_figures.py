@@ -510,6 +510,46 @@ def draw_dask_out_of_core(record, path):
             f"{p['workers']} (fit {res['fit']['seconds']:.0f} s before)")
 
 
+SKLR_DATA = {"vehicle": "Vehicle\n(Statlog)", "segment": "segment\n(for MIT Scene)",
+             "digits": "digits\n(for USPS)"}
+
+
+def draw_sklr_table1(record, path):
+    res, p = record["results"], record["params"]
+    published = res["published"]
+    methods = [m for m in ("Kkm", "ITML", "SKLR", "sSKLR")
+               if any(k.endswith("/" + m) for k in res["table"])]
+    colors = {"Kkm": PEER2, "ITML": PEER, "SKLR": OURS, "sSKLR": OTHER}
+    labels = {"Kkm": "kernel k-means", "ITML": "ITML + k-means", "SKLR": "SKLR",
+              "sSKLR": "sSKLR"}
+    fig, axes = _new(2, width=9.5, height=4.2)
+    width = 0.8 / len(methods)
+    for ax, setting in zip(axes, ("binary", "multiclass")):
+        data = [d for d in p["datasets"] if f"{d}/{setting}/{methods[0]}" in res["table"]]
+        for k, m in enumerate(methods):
+            xs = [i + (k - (len(methods) - 1) / 2) * width for i in range(len(data))]
+            mean = [res["table"][f"{d}/{setting}/{m}"][0] for d in data]
+            sd = [res["table"][f"{d}/{setting}/{m}"][1] for d in data]
+            ax.bar(xs, mean, width * 0.92, yerr=sd, color=colors[m], label=f"{labels[m]}",
+                   error_kw=dict(lw=0.8, capsize=2, ecolor="#333333"))
+            ax.scatter(xs, [published[d][setting][m] for d in data], marker="_", s=140,
+                       color="black", zorder=3, linewidths=2,
+                       label="published (Table 1)" if k == 0 else None)
+        ax.axhline(0, color="#333333", lw=0.6)
+        ax.set_xticks(range(len(data)))
+        ax.set_xticklabels([SKLR_DATA.get(d, d) for d in data], fontsize=7.5)
+        ax.set_ylim(-0.2, 1.05)
+        ax.set_ylabel("adjusted Rand index")
+        ax.set_title(f"{setting} clustering", fontsize=9)
+        ax.grid(True, axis="y", alpha=0.3)
+    handles, texts = axes[0].get_legend_handles_labels()
+    fig.legend(handles, texts, fontsize=7.5, ncol=5, loc="lower center",
+               bbox_to_anchor=(0.5, 0.04), frameon=False)
+    _finish(fig, record, path, f"SKLR's Table 1 protocol, {p['runs']} runs: mean ARI "
+            "(bars, ± one standard deviation) and the published mean (black)",
+            bottom=0.13)
+
+
 DRAW = {name[len("draw_"):]: fn for name, fn in globals().items()
         if name.startswith("draw_")}
 
