@@ -169,6 +169,63 @@ def test_calibrate_threshold_is_metric_learns(iris, strategy, kw):
     assert clf.threshold_ == metric_learn_threshold(scores, s_held, strategy, *args)
 
 
+@pytest.mark.parametrize("scale", [1e-60, 1e100, 1e150])
+@pytest.mark.parametrize("strategy,kw", CALIBRATIONS)
+def test_calibration_at_extreme_scales_is_the_scaled_threshold(iris, strategy, kw, scale):
+    # points scaled by s: ITML learns the same metric (its bounds and its
+    # constraints scale alike), the distances scale by s, and so does every
+    # calibrated threshold; the predictions do not change
+    X, y = iris
+    pairs, s = index_pairs(y, 300)
+    fitted = []
+    for factor in (1.0, scale):
+        clf = PairClassifier(ITMLTransformer(random_state=0), preprocessor=X * factor)
+        clf.fit(pairs[:150], s[:150])
+        clf.calibrate_threshold(pairs[150:], s[150:], strategy, **kw)
+        fitted.append(clf)
+    plain, scaled = fitted
+    assert np.isfinite(scaled.threshold_)
+    d_plain = -plain.decision_function(pairs[150:])
+    if plain.threshold_ < d_plain.min():
+        # rejecting every pair (min_rate = 1): below the smallest distance,
+        # also where subtracting 1 no longer changes it
+        assert scaled.threshold_ < (-scaled.decision_function(pairs[150:])).min()
+        assert (scaled.predict(pairs[150:]) == -1).all()
+        assert (plain.predict(pairs[150:]) == -1).all()
+    else:
+        assert scaled.threshold_ / scale == pytest.approx(plain.threshold_, rel=1e-9)
+        np.testing.assert_array_equal(scaled.predict(pairs), plain.predict(pairs))
+    np.testing.assert_allclose(scaled.decision_function(pairs) / scale,
+                               plain.decision_function(pairs), rtol=1e-9)
+
+
+@pytest.mark.parametrize("far", [1.0, 1e20, 1e150])
+@pytest.mark.parametrize("strategy,kw", [("accuracy", {}), ("max_tnr", {"min_rate": 0.0})])
+def test_rejecting_every_pair_rejects_the_closest_at_any_distance(far, strategy, kw):
+    # every pair dissimilar: the best threshold rejects them all, the closest
+    # too, also where "smallest distance minus 1" rounds back to it
+    dist = far * np.array([1.0, 2.0, 3.0])
+    y = np.array([-1, -1, -1])
+    pairs = np.array([[[0.0], [d]] for d in dist])
+    clf = PairClassifier(IdentityPairLearner()).fit(pairs, y)
+    clf.calibrate_threshold(pairs, y, strategy, **kw)
+    assert clf.threshold_ < dist.min()
+    assert (clf.predict(pairs) == -1).all()
+
+
+@pytest.mark.parametrize("strategy,kw", [("accuracy", {}), ("f_beta", {}),
+                                         ("max_tpr", {"min_rate": 0.5})])
+def test_calibration_on_distances_that_overflow_is_refused_naming_pairs_valid(strategy, kw):
+    pairs = np.array([[[0.0], [d]] for d in (1.0, 2.0, 1e200)])
+    y = np.array([1, -1, -1])
+    clf = PairClassifier(IdentityPairLearner()).fit(pairs[:2], y[:2])
+    before = clf.threshold_
+    with pytest.raises(ValueError, match="pairs_valid: the learned squared distance of "
+                                         "pair 2 overflows"):
+        clf.calibrate_threshold(pairs, y, strategy, **kw)
+    assert clf.threshold_ == before
+
+
 def test_calibration_never_splits_pairs_at_the_same_distance():
     # metric-learn's 'accuracy' counts a cut inside a run of equal scores that no
     # threshold can make; ours cuts between distinct distances only, and reaches

@@ -591,6 +591,28 @@ def test_kernel_learners_take_quadruplets_as_relative_constraints(iris, make):
     np.testing.assert_array_equal(f.metric_, g.metric_)
 
 
+@pytest.mark.parametrize("make", LEARNERS)
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "dok", "lil", "bsr"])
+def test_kernel_learners_take_quadruplets_over_sparse_x_of_every_format(iris, make, fmt):
+    """``quadruplets=`` beside X in each SciPy sparse format: the model of
+    the dense X (to rounding: the kernel's sums run in another order), the
+    user's matrix as given, and a stream over it too."""
+    X, _, q = iris
+    est = make(kernel="rbf", rank=15, ratio=3.0, random_state=0)
+    dense = clone(est).fit(X, quadruplets=q[:60])
+    Xs = sp.csr_matrix(X).asformat(fmt)
+    before = Xs.copy()
+    fitted = clone(est).fit(Xs, quadruplets=q[:60])
+    np.testing.assert_allclose(fitted.metric_, dense.metric_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(fitted.transform(Xs), dense.transform(X), rtol=1e-8,
+                               atol=1e-10)
+    assert (Xs != before).nnz == 0 and type(Xs) is type(before)
+    streamed = clone(est).partial_fit(Xs, quadruplets=q[:30])
+    streamed.partial_fit(Xs, quadruplets=q[30:60])
+    assert streamed.metric_.shape == dense.metric_.shape
+    assert np.isfinite(streamed.transform(Xs)).all()
+
+
 @pytest.mark.parametrize("bad, error, match", [
     ([[0, 1, 2]], ValueError, r"quadruplets must be an array of shape \(n_quadruplets, 4\)"),
     (np.zeros((2, 4, 1), int), ValueError, r"got shape \(2, 4, 1\)"),

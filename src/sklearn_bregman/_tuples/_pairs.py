@@ -386,7 +386,8 @@ class PairClassifier(TupleMetaEstimator):
         The arguments and their order are metric-learn's.  The threshold is
         a learned distance, the distance of the farthest pair still
         predicted similar (or, where rejecting every pair is best, the
-        smallest distance minus 1):
+        smallest distance minus 1, or the float just below it where
+        subtracting 1 would not change it):
 
         - ``'accuracy'`` maximises the accuracy over the cuts of the pairs
           sorted by distance (metric-learn's cumulative count; a cut never
@@ -442,9 +443,24 @@ class PairClassifier(TupleMetaEstimator):
         y = check_tuple_labels(y_valid, len(pairs_valid), "pairs",
                                "+1 (similar) and -1 (dissimilar)", label_name="y_valid")[0]
         scores = -np.sqrt(self._pair_sqdist(pairs_valid, "pairs_valid"))  # decision_function
+        if not np.isfinite(scores).all():
+            row = int(np.flatnonzero(~np.isfinite(scores))[0])
+            raise ValueError(
+                f"pairs_valid: the learned squared distance of pair {row} overflows "
+                f"double precision; rescale the points (the model sees them at the "
+                f"scale it was fitted on).")
         score = calibrated_score(scores, y, strategy, min_rate=min_rate, beta=beta)
         self.threshold_ = -score  # a score of -d: the threshold is the distance d
         return self
+
+
+def _above(top):
+    """A score above every score (``top`` the highest): ``top + 1``, the
+    threshold of scikit-learn < 1.3's roc_curve, or the next float up where
+    adding 1 does not change ``top`` (distances beyond 2**53), so that
+    rejecting every pair still rejects the closest one."""
+    top = float(top)
+    return top + 1.0 if top + 1.0 > top else float(np.nextafter(top, np.inf))
 
 
 def calibrated_score(s, y, strategy, *, min_rate=None, beta=1.0):
@@ -464,7 +480,7 @@ def calibrated_score(s, y, strategy, *, min_rate=None, beta=1.0):
         accuracy = (tp[cuts] + (neg - fp[cuts])) / len(y)
         k = int(cuts[int(np.argmax(accuracy))])
         # accept the first k: the k-th score is the lowest accepted; none: above all
-        return float(s_sorted[0] + 1.0) if k == 0 else float(s_sorted[k - 1])
+        return _above(s_sorted[0]) if k == 0 else float(s_sorted[k - 1])
     with warnings.catch_warnings():
         # (one class only: scikit-learn warns and leaves its rate NaN; the rate
         # of an empty class is read as met, below)
@@ -478,7 +494,7 @@ def calibrated_score(s, y, strategy, *, min_rate=None, beta=1.0):
             return float(thresholds[int(np.argmax(f_beta))])
         fpr, tpr, thresholds = roc_curve(y, s, pos_label=1)
     # (rejecting every pair: scikit-learn >= 1.3 puts it at +inf, before at max + 1)
-    thresholds = np.where(np.isinf(thresholds), s.max() + 1.0, thresholds)
+    thresholds = np.where(np.isinf(thresholds), _above(s.max()), thresholds)
     tpr = tpr if pos else np.ones_like(tpr)
     tnr = 1.0 - fpr if neg else np.ones_like(fpr)
     keep, gain = (tnr, tpr) if strategy == "max_tpr" else (tpr, tnr)
