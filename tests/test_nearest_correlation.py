@@ -383,6 +383,23 @@ def test_vonneumann_against_dense_oracle():
     assert np.abs(ld.factor_ @ ld.factor_.T + np.diag(ld.uniqueness_) - K).max() > 1e-4
 
 
+@pytest.mark.parametrize("solver", ["projections", "newton"])
+def test_logdet_start_singular_in_double_precision_is_refused_naming_nugget(solver):
+    # a rank-one C whose variances span 1e-6 to 1e2, with nugget=1e-20: the
+    # start's capacitance lost its Cholesky factor mid-run (scipy's
+    # LinAlgError "1-th leading minor ..."); the message names nugget now,
+    # and the failed call leaves the earlier fit as it was
+    rng = np.random.RandomState(0)
+    a = np.r_[np.full(12, 10.0), np.full(12, 1e-3)] * rng.randn(24)
+    C = np.outer(a, a)
+    est = NearestCorrelation(nugget=1e-3, solver=solver).fit(C)
+    before = est.correlation_.copy()
+    with pytest.raises(ValueError, match=r"divergence='logdet': the start .* \(from "
+                                         r"nugget=1e-20\).* Raise nugget"):
+        est.set_params(nugget=1e-20).fit(C)
+    np.testing.assert_array_equal(est.correlation_, before)
+
+
 def test_vonneumann_start_of_any_scale():
     # log(t K0) = log K0 + log(t) I: the solution from t K0 is the one from K0,
     # with the duals shifted by log t.  A start far above a unit diagonal

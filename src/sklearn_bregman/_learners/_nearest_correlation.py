@@ -512,10 +512,23 @@ class NearestCorrelation(TransactionalMixin, BaseEstimator):
             divergence = float(out.divergence - np.log(s) * np.trace(out.correlation)
                                + (1.0 - 1.0 / s) * np.trace(K0))
         else:
-            out = logdet_nearest_correlation(
-                G0, psi0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
-                owner=owner, solver="projections" if self.solver == "projections"
-                else "newton")
+            try:
+                out = logdet_nearest_correlation(
+                    G0, psi0, tol=self.tol, max_iter=self.max_iter, verbose=self.verbose,
+                    owner=owner, solver="projections" if self.solver == "projections"
+                    else "newton")
+            except linalg.LinAlgError:
+                # the r x r capacitance I + W' diag(psi0 - t) W of the state
+                # lost its Cholesky factor: K0 is singular at working precision
+                top = float((psi0 + np.einsum("ij,ij->i", G0, G0)).max(initial=0.0))
+                low = float(psi0.min(initial=np.inf))
+                raise ValueError(
+                    f"divergence='logdet': the start K0 = Psi0 + G0 G0' has diagonal "
+                    f"entries up to {top:.3g} and a smallest uniqueness of {low:.3g} "
+                    f"(from nugget={self.nugget:g}), a ratio of {top / low:.3g}: K0 is "
+                    "singular in double precision and the projections lost its positive "
+                    "definiteness. Raise nugget."
+                ) from None
             self.factor_ = out.factor
             self.uniqueness_ = out.uniqueness
             if self.input == "matrix":
