@@ -268,6 +268,33 @@ static void skb_project_out(const double *restrict Q, ptrdiff_t n, ptrdiff_t r,
     }
 }
 
+/* w -= a q + b p (or w -= a q when p is NULL), returning |w|^2 after: a
+ * step of the Lanczos three-term recurrence and the norm that the test of
+ * its reorthogonalisation starts from, in one sweep over w. */
+SKB_CLONES
+static double skb_recur_norm2(double *restrict w, const double *restrict q, double a,
+                              const double *restrict p, double b, ptrdiff_t r)
+{
+    double s = 0.0;
+    ptrdiff_t t;
+    if (p) {
+#pragma omp simd reduction(+:s)
+        for (t = 0; t < r; ++t) {
+            const double x = w[t] - (a * q[t] + b * p[t]);
+            w[t] = x;
+            s += x * x;
+        }
+    } else {
+#pragma omp simd reduction(+:s)
+        for (t = 0; t < r; ++t) {
+            const double x = w[t] - a * q[t];
+            w[t] = x;
+            s += x * x;
+        }
+    }
+    return s;
+}
+
 /* Lower triangle := upper triangle. */
 static void skb_mirror_upper(double *restrict M, ptrdiff_t r)
 {
