@@ -65,10 +65,10 @@ typedef struct {
     long n_evals;          /* small-problem evaluations (root finder) */
     vn_eig cur, prev;      /* blocks of size k (the rule) and k - 1 (its check) */
     double *dl;            /* kcap: secular and Gram-Schmidt work */
-    /* the last rule of size k evaluated (vn_eval): log f / |v|^2 and log tr
-     * at x for Krylov size c_k (-1: none) */
+    /* the last rule of size k evaluated (vn_eval): log f / |v|^2, log tr and
+     * d/dx log f (NAN: not computed) at x for Krylov size c_k (-1: none) */
     ptrdiff_t c_k;
-    double c_x, c_lf, c_ltr;
+    double c_x, c_lf, c_ltr, c_dlf;
     ptrdiff_t k_hint;      /* Krylov size to start the next projection at */
 } vn_work;
 
@@ -517,7 +517,7 @@ static double vn_eval(vn_work *W, double x, double *rel_err, double *log_tr,
             lf_prev = vn_gauss(W, k - 1, x, NULL);
     }
     double lf, ltr;
-    if (W->c_k == k && W->c_x == x && !dlog_f) {
+    if (W->c_k == k && W->c_x == x && !dlog_f && !(log_tr && isnan(W->c_ltr))) {
         lf = W->c_lf;
         ltr = W->c_ltr;
     } else {
@@ -529,8 +529,9 @@ static double vn_eval(vn_work *W, double x, double *rel_err, double *log_tr,
         } else {
             m = W->cur.m;
         }
+        W->c_dlf = NAN;
         if (dlog_f)
-            *dlog_f = isnan(lf) ? NAN : vn_dlog_rule(W->d, W->e, W->z1, m, W->nv2);
+            *dlog_f = W->c_dlf = isnan(lf) ? NAN : vn_dlog_rule(W->d, W->e, W->z1, m, W->nv2);
         W->c_k = isnan(lf) ? -1 : k;
         W->c_x = x;
         W->c_lf = lf;
@@ -604,16 +605,25 @@ typedef double (*vn_gfun)(void *ctx, double x, double *dg);
  * VN_MAXEVAL evaluations; |g| <= VN_GTOL counts as a root, and a step or
  * bracket at rounding level of x ends the search.  (The paper leaves the
  * scalar root finder open; a secant / Illinois iteration, which needs no
- * derivative, took more evaluations per projection.) */
-static double vn_root(vn_gfun g, void *ctx, double g0, double slope)
+ * derivative, took more evaluations per projection.)
+ *
+ * A Newton step x' = x - g/g' leaves g(x') = g''/2 (g/g')^2 + O((g/g')^3)
+ * (Taylor).  When that is below VN_GTOL / 100, with g'' that of the
+ * quadratic through g and g' at x and g at the previous point, x' is
+ * returned without evaluating g there: the evaluation would only confirm
+ * |g(x')| <= VN_GTOL, and x' is the root the search would have returned.
+ * Then *x_last is x, the last point evaluated (the Krylov check at x' starts
+ * from it: vn_step_rule); otherwise NAN. */
+static double vn_root(vn_gfun g, void *ctx, double g0, double slope, double *x_last)
 {
     double lo = -INFINITY, hi = INFINITY;  /* g(lo) < 0 < g(hi) */
     if (g0 < 0.0)
         lo = 0.0;
     else
         hi = 0.0;
-    double xp = 0.0, gp = fabs(g0);  /* the previous point and |g| there */
+    double xp = 0.0, gp = fabs(g0), gps = g0;  /* the previous point, |g| and g there */
     double x = -g0 / slope;
+    *x_last = NAN;
     double best_x = 0.0, best_g = fabs(g0);
     for (int n = 0; n < VN_MAXEVAL; ++n) {
         double dg;
@@ -629,7 +639,8 @@ static double vn_root(vn_gfun g, void *ctx, double g0, double slope)
         else
             hi = x;
         double xn = (dg > 0.0 && isfinite(dg)) ? x - gx / dg : NAN;
-        if (!(xn > lo && xn < hi) || fabs(gx) > 0.5 * gp) {
+        const int newton = xn > lo && xn < hi && fabs(gx) <= 0.5 * gp;
+        if (!newton) {
             if (isfinite(lo) && isfinite(hi))
                 xn = 0.5 * (lo + hi);
             else if (!(xn > lo && xn < hi))  /* g' unusable: keep going */
@@ -638,11 +649,37 @@ static double vn_root(vn_gfun g, void *ctx, double g0, double slope)
         const double tol = 4.0 * DBL_EPSILON * fabs(x);
         if (fabs(xn - x) <= tol || hi - lo <= tol)
             return x;
+        if (newton) {
+            const double h = xp - x, step = gx / dg;
+            const double g2 = 2.0 * (gps - gx - dg * h) / (h * h);  /* g'' */
+            if (0.5 * fabs(g2) * step * step <= 1e-2 * VN_GTOL) {
+                *x_last = x;
+                return xn;
+            }
+        }
         xp = x;
         gp = fabs(gx);
+        gps = gx;
         x = xn;
     }
     return best_x;
+}
+
+/* Remember the rule of size k at x, from the one just evaluated at x_last
+ * (with its derivative) by a first-order step, for the Krylov check at a
+ * root that vn_root returned without evaluating: the step's error,
+ * |(log f)''| (x - x_last)^2 / 2, is vn_root's estimate of |g(x)| (the
+ * projection's g is log f plus terms linear in x), below VN_GTOL / 100 and
+ * far below what the check resolves (VN_RTOL).  log tr is not stepped:
+ * vn_eval computes it if asked. */
+static void vn_step_rule(vn_work *W, double x_last, double x)
+{
+    if (W->c_k != W->k || W->c_x != x_last || !isfinite(W->c_dlf))
+        return;  /* nothing to step from: the check evaluates f_k(x) */
+    W->c_lf += W->c_dlf * (x - x_last);
+    W->c_x = x;
+    W->c_ltr = NAN;
+    W->c_dlf = NAN;
 }
 
 /* vn_root on evaluations at the current Krylov size, with the Krylov
@@ -656,7 +693,10 @@ static double vn_root_checked(const double *L, vn_work *W, vn_gfun g, void *ctx,
                               double g0, double slope)
 {
     for (;;) {
-        const double x = vn_root(g, ctx, g0, slope);
+        double x_last;
+        const double x = vn_root(g, ctx, g0, slope, &x_last);
+        if (!isnan(x_last))
+            vn_step_rule(W, x_last, x);
         double err;
         vn_log_f(W, x, &err, NULL, NULL);  /* f_k(x) is usually remembered */
         if (err <= VN_RTOL || W->exhausted || W->k >= W->kcap) {
