@@ -44,7 +44,7 @@ extensions = [
         ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_kernels.h", "_vn_kernels.pxd",
          "_tridiag_ql.h", "_db_kernels.h"],
     ),
-    engine_extension("_csi_steps", []),
+    engine_extension("_csi_steps", ["_csi_kernels.h"]),
     engine_extension("_linear", ["_dense_kernels.h", "_dense_kernels.pxd"]),
     engine_extension("_vn_linear", ["_dense_kernels.h", "_dense_kernels.pxd", "_vn_linear.h",
                                    "_tridiag_ql.h"]),

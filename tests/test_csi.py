@@ -311,10 +311,13 @@ def test_move_pivot_is_the_exchanges_one_by_one(d, src, dst):
 
 
 @pytest.mark.parametrize("mu", [0.0, 0.7])
-def test_estimated_gains_are_eq_9_10(mu):
+@pytest.mark.parametrize(("d", "k0", "t"), [(3, 4, 15), (1, 2, 10), (4, 5, 7), (2, 0, 20)])
+def test_estimated_gains_are_eq_9_10(mu, d, k0, t):
     """The compiled gains against eq. 9-10 written in NumPy, with
-    non-candidates and points without residual."""
-    n, cap, d, k0, t, lam = 613, 20, 3, 4, 15, 0.3
+    non-candidates and points without residual; windows of t - k0 = 11, 8,
+    2 and 20 columns (B and C are summed four columns at a time, then one
+    by one), n not a multiple of the kernel's blocks of rows."""
+    n, cap, lam = 613, 20, 0.3
     rng = np.random.default_rng(1)
     W = np.asfortranarray(rng.standard_normal((n, cap)))
     W[5] = 0.0  # B = 0: no prediction term

@@ -8,7 +8,8 @@ triangular and E = Y' Q (d x cap).  Columns ``[0, k0)`` of G are the chosen
 pivots, columns ``[k0, t)`` the look-ahead ones (Section 5).  The driver
 (``sklearn_bregman._factors._factors.cholesky_side_information``) calls one function
 per step of the algorithm; each runs over the n points in C, with BLAS for
-the matrix-vector products:
+the matrix-vector products and, for the sums of :func:`estimated_gains`,
+the vector kernel of ``_csi_kernels.h``:
 
 - :func:`cholesky_append`: one step of pivoted incomplete Cholesky (Section
   2.1), shared with plain incomplete Cholesky;
@@ -36,9 +37,15 @@ from libc.math cimport INFINITY, hypot, sqrt
 import numpy as np
 
 cimport numpy as cnp
-from scipy.linalg.cython_blas cimport dgemm, dgemv
+from scipy.linalg.cython_blas cimport dgemv
 
 cnp.import_array()
+
+
+cdef extern from "_csi_kernels.h" nogil:
+    void csi_window_norms(const double* W, Py_ssize_t n, Py_ssize_t ldw, Py_ssize_t w,
+                          const double* E, Py_ssize_t d, double* B, double* acc,
+                          Py_ssize_t ldacc)
 
 
 cdef inline void _gemv(char trans, int m, int n, double alpha, const double* A,
@@ -234,15 +241,21 @@ def estimated_gains(double[::1] out, const double[::1] A, const double[::1] dk,
     with ``B_i = |W[i, k0:t]|^2`` and ``C_i = |E[:, k0:t] W[i, k0:t]'|^2``.
     Exact for the look-ahead pivots.  Points with ``candidate[i] == 0`` get
     ``-inf``.  ``acc`` is an n x d work array, ``work`` has length >= 2 n.
+
+    B and ``acc = W[:, k0:t] E[:, k0:t]'`` come from one pass over W
+    (``csi_window_norms`` of ``_csi_kernels.h``), each summed along the
+    columns in order: B as a loop over the columns sums it, acc as the
+    dgemm of OpenBLAS does (with fused multiply-adds where the CPU has
+    them), so the gains are those of that dgemm, bit for bit, without its
+    copy of W into a packing buffer.
     """
     cdef int n = <int> W.shape[0]
     cdef int d = <int> E.shape[0]
     cdef int w = <int> (t - k0)
-    cdef Py_ssize_t i, j, c
-    cdef double x, nu, one = 1.0, zero = 0.0
+    cdef Py_ssize_t i, c
+    cdef double x, nu
     cdef double* B = &work[0]
     cdef double* C = &work[n]
-    cdef char nt = b'N', tt = b'T'
     cdef bint predict = w > 0 and d > 0 and mu != 0.0
     with nogil:
         for i in range(n):
@@ -252,16 +265,10 @@ def estimated_gains(double[::1] out, const double[::1] A, const double[::1] dk,
             nu = dadv[i] * (2.0 * dk[i] - dadv[i])
             out[i] = lam * (A[i] + nu) / dk[i]
         if predict:
-            # acc = W[:, k0:t] E[:, k0:t]'  (n x d); B and C column by column
-            dgemm(&nt, &tt, &n, &d, &w, &one, <double*> &W[0, k0], &n,
-                  <double*> &E[0, k0], &d, &zero, &acc[0, 0], &n)
+            # B and acc = W[:, k0:t] E[:, k0:t]'  (n x d) in one pass over W
+            csi_window_norms(&W[0, k0], n, n, w, &E[0, k0], d, B, &acc[0, 0], n)
             for i in range(n):
-                B[i] = 0.0
                 C[i] = 0.0
-            for j in range(k0, t):
-                for i in range(n):
-                    x = W[i, j]
-                    B[i] += x * x
             for c in range(d):
                 for i in range(n):
                     x = acc[i, c]
