@@ -11,11 +11,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import check_fit2d_1sample
 from sklearn_bregman._engine._csi_steps import (
+    complete_pending,
     estimated_gains,
     lookahead_added,
     lookahead_chosen,
     move_pivot,
+    move_pivot_u,
     qr_append,
+    qr_step,
 )
 from sklearn_bregman._engine._testing import swap_pivots
 
@@ -375,6 +378,55 @@ def test_qr_append_of_a_column_in_the_span():
     qr_append(Q, R, E, Y, G, 1, True)  # the constant column vanishes once centred
     assert R[1, 1] == 0 and np.all(Q[:, 1] == 0)
     np.testing.assert_allclose(Q @ R, G - G.mean(0), atol=1e-12)
+
+
+def lazy_qr(n, cap, d):
+    """The buffers of qr_step: Q_s, R, E, Es, U (the identity), prev, state, work."""
+    return ([np.zeros((n, cap), order="F"), np.zeros((cap, cap), order="F"),
+             np.zeros((d, cap), order="F"), np.zeros((d, cap), order="F"),
+             np.asfortranarray(np.eye(cap))],
+            np.empty(n), np.zeros(3 + cap), np.empty(n + 2 * (cap + 1) + d))
+
+
+@pytest.mark.parametrize("center", [True, False])
+def test_qr_step_is_qr_append_with_q_held_as_qs_u(center):
+    """qr_step (Q = Q_s U, each column of Q_s formed one call late) with
+    move_pivot_u against qr_append with move_pivot, column after column
+    with moves in between: the same Q, R and E to rounding; a column nearly
+    in the span of the earlier ones takes the second Gram-Schmidt pass, a
+    column in it gives Q[:, t] = 0 and R[t, t] = 0, as in qr_append."""
+    rng = np.random.default_rng(5)
+    n, cap, d = 300, 16, 3
+    K = rbf_kernel(rng.standard_normal((n, 4)), gamma=0.3)
+    res = run(K, None, cap, tol=0.0)
+    G = np.asfortranarray(res.G)
+    G[:, 9] = 2.0 * G[:, 4] - G[:, 7] + 1e-3 * G[:, 9]  # cancels most of its norm
+    G[:, 12] = G[:, 3] + 3.0  # in the span once centred (or nearly, if not)
+    Y = np.asfortranarray(rng.standard_normal((n, d)))
+    Y -= Y.mean(0) if center else 0.0
+    ref = [G.copy(order="F"), np.zeros((n, cap), order="F"), np.zeros((cap, cap), order="F"),
+           np.zeros((d, cap), order="F"), np.zeros((n, cap), order="F"), res.pivots.copy()]
+    Gl, pl, Wl = G.copy(order="F"), res.pivots.copy(), np.zeros((n, cap), order="F")
+    (Qs, R, E, Es, U), prev, state, work = lazy_qr(n, cap, d)
+    moves = {5: 1, 10: 6, 13: 2, 15: 0}  # after column t: move t to position dst
+    for t in range(cap):
+        qr_append(ref[1], ref[2], ref[3], Y, ref[0], t, center)
+        qr_step(Qs, R, E, Es, U, Y, Gl, t, center, prev, state, work)
+        np.testing.assert_allclose(R[:t + 1, t], ref[2][:t + 1, t], rtol=0, atol=1e-12)
+        np.testing.assert_allclose(E[:, t], ref[3][:, t], rtol=0, atol=1e-12)
+        if t == 12 and center:  # formed at once, as zero
+            assert R[t, t] == 0 == ref[2][t, t] and np.all(Qs[:, t] == 0)
+        if t in moves:
+            move_pivot(*ref, t, moves[t], t + 1)
+            move_pivot_u(Gl, U, R, E, Wl, pl, t, moves[t], t + 1)
+    complete_pending(Qs, prev, state, cap)
+    np.testing.assert_array_equal(pl, ref[5])
+    np.testing.assert_array_equal(Gl, ref[0])
+    np.testing.assert_allclose(Qs @ U, ref[1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(R, ref[2], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(E, ref[3], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(Es, Y.T @ Qs, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(U.T @ U, np.eye(cap), atol=1e-14)
 
 
 # ---------------------------------------------------------------------------

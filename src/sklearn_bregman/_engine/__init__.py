@@ -23,11 +23,14 @@ ARCHITECTURE.md, layer 3, and the user guide, docs/user_guide/convergence.md
 
 from ._csi_steps import (
     cholesky_append,
+    complete_pending,
     estimated_gains,
     lookahead_added,
     lookahead_chosen,
     move_pivot,
+    move_pivot_u,
     qr_append,
+    qr_step,
 )
 from ._definiteboost_steps import meg_steps
 from ._driver import (
@@ -56,6 +59,7 @@ __all__ = [
     "ProjectionResult",
     "UnitDiagonalResult",
     "cholesky_append",
+    "complete_pending",
     "definiteboost",
     "linear_projections",
     "logdet_nearest_correlation",
@@ -67,9 +71,11 @@ __all__ = [
     "meg_steps",
     "moderate_state",
     "move_pivot",
+    "move_pivot_u",
     "pair_sqdist",
     "pair_projections",
     "qr_append",
+    "qr_step",
     "relative_gap",
     "renormalise_log_trace",
     "row_values",

@@ -1,4 +1,5 @@
-/* Vector kernels of CSI's look-ahead (_csi_steps.pyx).
+/* Vector kernels of CSI (_csi_steps.pyx): the sums of the estimated gains
+ * (csi_window_norms) and the Gram-Schmidt pass of qr_step (csi_project).
  *
  * W (n x w, column-major with leading dimension ldw) holds the coordinates
  * of the look-ahead; the estimated gains need, for every row i,
@@ -125,6 +126,89 @@ static void csi_window_norms(const double *W, ptrdiff_t n, ptrdiff_t ldw, ptrdif
     }
 #endif
     csi_window_norms_plain(W, n, ldw, w, E, d, B, acc, ldacc);
+}
+
+/* Gram-Schmidt against the m columns of Q (n rows, leading dimension ldq),
+ * in one pass over them, four columns at a time:
+ *
+ *     tmp[j] = Q[:, j] . x                 (j < m)
+ *     q -= Q[:, :m] c                      (if q is given)
+ *
+ * the projection coefficients of the new column x and, in the same pass,
+ * the subtraction that forms the previous column (whose coefficients c
+ * the previous call gave).  The dot products are vectorised through
+ * `#pragma omp simd reduction` (-fopenmp-simd), so their rounding depends
+ * on the vector width, as a BLAS dgemv's does. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && \
+    defined(__GLIBC__) && !defined(__INTEL_COMPILER)
+#define CSI_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define CSI_CLONES
+#endif
+
+CSI_CLONES
+static void csi_project(const double *restrict Q, ptrdiff_t n, ptrdiff_t ldq, ptrdiff_t m,
+                        const double *restrict x, double *restrict tmp,
+                        double *restrict q, const double *restrict c)
+{
+    ptrdiff_t j = 0;
+    for (; j + 4 <= m; j += 4) {
+        const double *q0 = Q + j * ldq, *q1 = q0 + ldq, *q2 = q1 + ldq, *q3 = q2 + ldq;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        if (q) {
+            const double c0 = c[j], c1 = c[j + 1], c2 = c[j + 2], c3 = c[j + 3];
+#pragma omp simd reduction(+:s0, s1, s2, s3)
+            for (ptrdiff_t i = 0; i < n; ++i) {
+                const double a0 = q0[i], a1 = q1[i], a2 = q2[i], a3 = q3[i], xi = x[i];
+                s0 += a0 * xi;
+                s1 += a1 * xi;
+                s2 += a2 * xi;
+                s3 += a3 * xi;
+                q[i] = q[i] - a0 * c0 - a1 * c1 - a2 * c2 - a3 * c3;
+            }
+        } else {
+#pragma omp simd reduction(+:s0, s1, s2, s3)
+            for (ptrdiff_t i = 0; i < n; ++i) {
+                const double xi = x[i];
+                s0 += q0[i] * xi;
+                s1 += q1[i] * xi;
+                s2 += q2[i] * xi;
+                s3 += q3[i] * xi;
+            }
+        }
+        tmp[j] = s0;
+        tmp[j + 1] = s1;
+        tmp[j + 2] = s2;
+        tmp[j + 3] = s3;
+    }
+    for (; j < m; ++j) {
+        const double *q0 = Q + j * ldq;
+        double s0 = 0.0;
+        if (q) {
+            const double c0 = c[j];
+#pragma omp simd reduction(+:s0)
+            for (ptrdiff_t i = 0; i < n; ++i) {
+                s0 += q0[i] * x[i];
+                q[i] = q[i] - q0[i] * c0;
+            }
+        } else {
+#pragma omp simd reduction(+:s0)
+            for (ptrdiff_t i = 0; i < n; ++i)
+                s0 += q0[i] * x[i];
+        }
+        tmp[j] = s0;
+    }
+}
+
+/* x . y (vectorised, as csi_project's products). */
+CSI_CLONES
+static double csi_dot(const double *restrict x, const double *restrict y, ptrdiff_t n)
+{
+    double s = 0.0;
+#pragma omp simd reduction(+:s)
+    for (ptrdiff_t i = 0; i < n; ++i)
+        s += x[i] * y[i];
+    return s;
 }
 
 #endif

@@ -8,8 +8,7 @@ triangular and E = Y' Q (d x cap).  Columns ``[0, k0)`` of G are the chosen
 pivots, columns ``[k0, t)`` the look-ahead ones (Section 5).  The driver
 (``sklearn_bregman._factors._factors.cholesky_side_information``) calls one function
 per step of the algorithm; each runs over the n points in C, with BLAS for
-the matrix-vector products and, for the sums of :func:`estimated_gains`,
-the vector kernel of ``_csi_kernels.h``:
+the matrix-vector products and the vector kernels of ``_csi_kernels.h``:
 
 - :func:`cholesky_append`: one step of pivoted incomplete Cholesky (Section
   2.1), shared with plain incomplete Cholesky;
@@ -21,6 +20,16 @@ the vector kernel of ``_csi_kernels.h``:
 - :func:`estimated_gains`: eq. 9-10 for every point;
 - :func:`move_pivot`: move a pivot to an earlier position by exchanges of
   two successive pivots, O(n) each (App. A).
+
+The driver keeps Q as ``Q_s U`` instead (:func:`qr_step`,
+:func:`move_pivot_u`, :func:`complete_pending`): the exchanges turn the
+small U (cap x cap) where :func:`move_pivot` turns columns of Q, and each
+column of ``Q_s`` is formed in the same pass over ``Q_s`` as the next
+column's projection coefficients, so that a step reads Q once and writes
+one column of it, where :func:`qr_append` and :func:`move_pivot` read it
+twice and rewrite the look-ahead columns.  The driver's Q, R and E are
+those of :func:`qr_append` and :func:`move_pivot` to rounding (the tests
+compare them).
 
 The look-ahead terms are kept in a form that is cheaper to update than the
 paper's A, B, C sums: with ``Delta = L_adv - L_(k-1)`` (the look-ahead part
@@ -46,6 +55,9 @@ cdef extern from "_csi_kernels.h" nogil:
     void csi_window_norms(const double* W, Py_ssize_t n, Py_ssize_t ldw, Py_ssize_t w,
                           const double* E, Py_ssize_t d, double* B, double* acc,
                           Py_ssize_t ldacc)
+    void csi_project(const double* Q, Py_ssize_t n, Py_ssize_t ldq, Py_ssize_t m,
+                     const double* x, double* tmp, double* q, const double* c)
+    double csi_dot(const double* x, const double* y, Py_ssize_t n)
 
 
 cdef inline void _gemv(char trans, int m, int n, double alpha, const double* A,
@@ -150,6 +162,148 @@ def qr_append(double[::1, :] Q, double[::1, :] R, double[::1, :] E,
                 q[i] /= norm
         if d > 0:
             _gemv(b'T', n, d, 1.0, &Y[0, 0], n, q, 1, 0.0, &E[0, t], 1)
+
+
+def qr_step(double[::1, :] Q, double[::1, :] R, double[::1, :] E, double[::1, :] Es,
+            const double[::1, :] U, const double[::1, :] Y, const double[::1, :] G,
+            Py_ssize_t t, bint center, double[::1] prev, double[::1] state,
+            double[::1] work):
+    """Column t of the QR decomposition of (centred) G, and of E = Y' Q, with
+    Q held as ``Q_s U`` and each column of ``Q_s`` formed one call late.
+
+    The move of a pivot (App. A) turns the columns of Q by Givens rotations;
+    here they turn the columns of U (cap x cap, :func:`move_pivot_u`), and
+    ``Q_s`` (``Q``, n x cap) keeps the columns as they were made, so that no
+    step rewrites columns of Q.  The projection coefficients of the new
+    column ``x`` (``G[:, t]``, centred) on the earlier ones come from one pass
+    over ``Q_s`` (``csi_project``), which also forms ``Q_s[:, t-1]`` from the
+    previous call's coefficients: ``q = (x_prev - Q_s tmp_prev) / R_prev``.
+    Its norm is known before it is formed, ``R[t, t]^2 = |x|^2 - |tmp|^2``,
+    and so are ``R[:t, t] = U' tmp`` and ``E[:, t] = (Y' x - Es tmp) / R[t, t]``
+    (``Es = Y' Q_s``, d x cap, unturned).  Where the projection cancels more
+    than half of the column's norm (or t = 0), the column is formed at once,
+    with a second Gram-Schmidt pass if needed, as :func:`qr_append` does.
+
+    ``prev`` (n) holds the centred column awaiting its formation and
+    ``state`` (>= 3 + t) its flag, ``R[t-1, t-1]`` and coefficients;
+    ``work`` has length >= n + 2 (t + 1) + d.  :func:`complete_pending` forms
+    the last column; then Q is ``Q_s[:, :t] U[:t, :t]``.
+    """
+    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1], d = Y.shape[1]
+    cdef Py_ssize_t i, j, m
+    cdef int _pass
+    cdef bint pend = t > 0 and state[0] != 0.0
+    cdef double mean = 0.0, norm0 = 0.0, norm, rtt, v
+    if t >= cap or state.shape[0] < 3 + t or work.shape[0] < n + 2 * (t + 1) + d \
+            or prev.shape[0] != n or Es.shape[1] != cap or U.shape[0] != cap:
+        raise ValueError("qr_step: buffers too small")
+    cdef double* x = &work[0]
+    cdef double* tmp = &work[n]
+    cdef double* tmp2 = &work[n + t + 1]
+    cdef double* ypx = &work[n + 2 * (t + 1)]
+    cdef double* q = &Q[0, t]
+    cdef double* r = &R[0, t]
+    with nogil:
+        for i in range(n):
+            x[i] = G[i, t]
+        if center:
+            for i in range(n):
+                mean += x[i]
+            mean /= n
+            for i in range(n):
+                x[i] -= mean
+        for i in range(n):
+            norm0 += x[i] * x[i]
+        for j in range(t + 1):
+            r[j] = 0.0
+            tmp[j] = 0.0
+        if pend:  # form Q_s[:, t-1] in the pass that projects x
+            m = t - 1
+            for i in range(n):
+                Q[i, m] = prev[i]
+            csi_project(&Q[0, 0], n, n, m, x, tmp, &Q[0, m], &state[2])
+            rtt = state[1]
+            for i in range(n):
+                Q[i, m] /= rtt
+            tmp[m] = csi_dot(&Q[0, m], x, n)
+            state[0] = 0.0
+        elif t > 0:
+            csi_project(&Q[0, 0], n, n, t, x, tmp, NULL, NULL)
+        norm = norm0
+        for j in range(t):
+            norm -= tmp[j] * tmp[j]
+        if t > 0 and norm > 0.25 * norm0:
+            # formed by the next call; R, E now
+            rtt = sqrt(norm)
+            state[0] = 1.0
+            state[1] = rtt
+            for j in range(t):
+                state[2 + j] = tmp[j]
+            for i in range(n):
+                prev[i] = x[i]
+            if d > 0:
+                _gemv(b'T', <int> n, <int> d, 1.0, &Y[0, 0], <int> n, x, 1, 0.0, ypx, 1)
+                _gemv(b'N', <int> d, <int> t, -1.0, &Es[0, 0], <int> d, tmp, 1, 1.0, ypx, 1)
+                for j in range(d):
+                    E[j, t] = ypx[j] / rtt
+                    Es[j, t] = E[j, t]
+        else:
+            # at once, as qr_append (tmp holds the first pass's coefficients)
+            for i in range(n):
+                q[i] = x[i]
+            if t > 0:
+                _gemv(b'N', <int> n, <int> t, -1.0, &Q[0, 0], <int> n, tmp, 1, 1.0, q, 1)
+                norm = 0.0
+                for i in range(n):
+                    norm += q[i] * q[i]
+                if norm <= 0.25 * norm0:  # lost more than half the norm: once more
+                    _gemv(b'T', <int> n, <int> t, 1.0, &Q[0, 0], <int> n, q, 1, 0.0, tmp2, 1)
+                    _gemv(b'N', <int> n, <int> t, -1.0, &Q[0, 0], <int> n, tmp2, 1, 1.0, q, 1)
+                    for j in range(t):
+                        tmp[j] += tmp2[j]
+                    norm = 0.0
+                    for i in range(n):
+                        norm += q[i] * q[i]
+            norm = sqrt(norm)
+            if norm <= 1e-12 * sqrt(norm0) or norm == 0.0:
+                for i in range(n):
+                    q[i] = 0.0
+                rtt = 0.0
+            else:
+                rtt = norm
+                for i in range(n):
+                    q[i] /= norm
+            if d > 0:
+                _gemv(b'T', <int> n, <int> d, 1.0, &Y[0, 0], <int> n, q, 1, 0.0, &E[0, t], 1)
+                for j in range(d):
+                    Es[j, t] = E[j, t]
+        # R[:t, t] = U' tmp: the coefficients in the turned columns
+        for j in range(t):
+            v = 0.0
+            for i in range(t):
+                v += U[i, j] * tmp[i]
+            r[j] = v
+        r[t] = rtt
+
+
+def complete_pending(double[::1, :] Q, const double[::1] prev, double[::1] state,
+                     Py_ssize_t t):
+    """Form the column ``Q_s[:, t-1]`` that :func:`qr_step` left pending, if
+    any: ``(x_prev - Q_s[:, :t-1] tmp_prev) / R[t-1, t-1]``."""
+    cdef Py_ssize_t n = Q.shape[0], i, m = t - 1
+    cdef double rtt
+    if t <= 0 or state[0] == 0.0:
+        return
+    with nogil:
+        for i in range(n):
+            Q[i, m] = prev[i]
+        if m > 0:
+            _gemv(b'N', <int> n, <int> m, -1.0, &Q[0, 0], <int> n, &state[2], 1, 1.0,
+                  &Q[0, m], 1)
+        rtt = state[1]
+        for i in range(n):
+            Q[i, m] /= rtt
+        state[0] = 0.0
 
 
 cdef double _window_update(double[::1] A, const double[::1, :] G, Py_ssize_t k0,
@@ -292,7 +446,7 @@ cdef inline void _rotate_columns(double* x, double* y, Py_ssize_t n, double cs,
 
 cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
                 cnp.intp_t* pivots, Py_ssize_t n, Py_ssize_t cap, Py_ssize_t d,
-                Py_ssize_t p, Py_ssize_t t) noexcept nogil:
+                Py_ssize_t p, Py_ssize_t t, Py_ssize_t ldq, Py_ssize_t nq) noexcept nogil:
     """Exchange the pivots at positions p and p + 1 (Bach & Jordan, App. A)
     on raw column-major arrays (G, Q, W: n x cap; R: cap x cap; E: d x cap).
 
@@ -305,7 +459,9 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
     3. rotate rows p, p+1 of R by Q2 to make R upper triangular again, and
        columns p, p+1 of Q, E and W by the same Q2.
 
-    Each step is O(n); ``t`` is the number of columns in use.
+    Each step is O(n); ``t`` is the number of columns in use.  The columns
+    of Q have ``nq`` rows and a leading dimension ``ldq``: n and n for Q
+    itself, t and cap for the U of :func:`qr_step`'s ``Q = Q_s U``.
     """
     cdef Py_ssize_t j
     cdef cnp.intp_t a = pivots[p], b = pivots[p + 1]
@@ -336,7 +492,7 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
         R[p + 1 + p * cap] = 0.0
         # Q R = (Q Q2)(Q2' R) with Q2 = [[cs, -sn], [sn, cs]]; E = Y'Q and the
         # coordinates W in the columns of Q turn with Q
-        _rotate_columns(Q + p * n, Q + (p + 1) * n, n, cs, sn)
+        _rotate_columns(Q + p * ldq, Q + (p + 1) * ldq, nq, cs, sn)
         for j in range(d):
             r0 = E[j + p * d]
             r1 = E[j + (p + 1) * d]
@@ -362,4 +518,26 @@ def move_pivot(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
     cdef double* Ep = &E[0, 0] if d > 0 else NULL
     with nogil:
         for p in range(src - 1, dst - 1, -1):
-            _swap(&G[0, 0], &Q[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t)
+            _swap(&G[0, 0], &Q[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
+                  n, n)
+
+
+def move_pivot_u(double[::1, :] G, double[::1, :] U, double[::1, :] R,
+                 double[::1, :] E, double[::1, :] W, cnp.intp_t[::1] pivots,
+                 Py_ssize_t src, Py_ssize_t dst, Py_ssize_t t):
+    """:func:`move_pivot` with Q held as ``Q_s U`` (:func:`qr_step`): the
+    rotations of Q's columns turn the columns of U (cap x cap) instead, and
+    Q_s is left alone.
+    """
+    if dst < 0 or src >= t or dst > src:
+        raise ValueError("move_pivot_u: need 0 <= dst <= src < t")
+    cdef Py_ssize_t p
+    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1], d = E.shape[0]
+    if W.shape[0] != n or W.shape[1] != cap or U.shape[0] != cap or U.shape[1] != cap \
+            or R.shape[0] != cap or R.shape[1] != cap or E.shape[1] != cap:
+        raise ValueError("move_pivot_u: G, W must be n x cap, U, R cap x cap, E d x cap")
+    cdef double* Ep = &E[0, 0] if d > 0 else NULL
+    with nogil:
+        for p in range(src - 1, dst - 1, -1):
+            _swap(&G[0, 0], &U[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
+                  cap, t)

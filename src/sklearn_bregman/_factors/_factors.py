@@ -39,11 +39,12 @@ from sklearn.utils.multiclass import type_of_target
 
 from .._engine import (
     cholesky_append,
+    complete_pending,
     estimated_gains,
     lookahead_added,
     lookahead_chosen,
-    move_pivot,
-    qr_append,
+    move_pivot_u,
+    qr_step,
 )
 from .._utils._sklearn_compat import num_samples
 from .._utils._warnings import warn
@@ -573,6 +574,10 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     used = np.zeros(n, dtype=bool)      # among the t columns
     chosen = np.zeros(n, dtype=bool)    # among the first k0
     gains_est = np.empty(n)
+    # Q is held as Q_s U, its columns formed one step late (qr_step)
+    prev = np.empty(n)
+    qstate = np.zeros(3 + buf.limit)
+    qwork = np.empty(n + 2 * (buf.limit + 1) + d)
     t = k0 = 0
 
     def append(p):
@@ -582,7 +587,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         if not np.isfinite(values).all():
             raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
         cholesky_append(buf.G, dadv, values, t, buf.pivots, p)
-        qr_append(buf.Q, buf.R, buf.E, Y, buf.G, t, center)
+        qr_step(buf.Q, buf.R, buf.E, buf.Es, buf.U, Y, buf.G, t, center, prev, qstate, qwork)
         lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work)
         buf.pivots[t] = p
         used[p] = True
@@ -627,7 +632,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         predicted.append(float(best))
         pos = k0 + int(np.flatnonzero(buf.pivots[k0:t] == p)[0])
         if pos > k0:  # move p to position k0 (App. A)
-            move_pivot(buf.G, buf.Q, buf.R, buf.E, buf.W, buf.pivots, pos, k0, t)
+            move_pivot_u(buf.G, buf.U, buf.R, buf.E, buf.W, buf.pivots, pos, k0, t)
         gg = lookahead_chosen(A, dk, buf.G, k0, t, work)
         chosen[buf.pivots[k0]] = True
         qy = float((buf.E[:, k0] ** 2).sum()) if d else 0.0
@@ -640,7 +645,11 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
             break
     m = k0
     G, pivots = buf.G[:, :m], buf.pivots
-    Q, R = buf.Q[:, :m], np.triu(buf.R[:m, :m])
+    complete_pending(buf.Q, prev, qstate, t)
+    # Q = Q_s U, into W's buffer (no longer needed): no third n x cap array
+    Q = (linalg.blas.dgemm(1.0, buf.Q[:, :t], buf.U[:t, :m], c=buf.W[:, :m], overwrite_c=True)
+         if m else np.zeros((n, 0)))
+    R = np.triu(buf.R[:m, :m])
     return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
                      approximation_error=np.array(approx),
                      prediction_error=_prediction_error(pred, y_scale, y_max),
@@ -690,7 +699,8 @@ def _plain_result(G, pivots, approx, gains, Y, y_norm, y_scale, y_max, center):
 class _Buffers:
     """The column-major arrays of a CSI run, grown by doubling as columns come.
 
-    G, Q, W are n x cap, R cap x cap, E d x cap, pivots cap; ``limit`` is
+    G, Q, W are n x cap, R and U cap x cap, E and Es d x cap, pivots cap
+    (Q is ``Q_s`` of ``qr_step``, U the identity beyond the columns in use); ``limit`` is
     the most columns a run may use (min(n, max_rank + delta)).  Starting
     small and doubling keeps the memory at O(n (m + delta)) for a run that
     stops at rank m, whatever ``max_rank`` (n by default) allows.
@@ -705,7 +715,9 @@ class _Buffers:
         self.Q = np.zeros((n, 0), order="F")
         self.W = np.zeros((n, 0), order="F")
         self.R = np.zeros((0, 0), order="F")
+        self.U = np.zeros((0, 0), order="F")
         self.E = np.zeros((d, 0), order="F")
+        self.Es = np.zeros((d, 0), order="F")
         self.pivots = np.zeros(0, dtype=np.intp)
         self._resize(cap)
 
@@ -725,7 +737,11 @@ class _Buffers:
         self.Q = grow(self.Q, self.n)
         self.W = grow(self.W, self.n)
         self.R = grow(self.R, cap, square=True)
+        U = np.asfortranarray(np.eye(cap))
+        U[:old, :old] = self.U
+        self.U = U
         self.E = grow(self.E, self.d)
+        self.Es = grow(self.Es, self.d)
         pivots = np.zeros(cap, dtype=np.intp)
         pivots[:old] = self.pivots
         self.pivots = pivots
