@@ -1,5 +1,6 @@
 /* Vector kernels of CSI (_csi_steps.pyx): the sums of the estimated gains
- * (csi_window_norms) and the Gram-Schmidt pass of qr_step (csi_project).
+ * (csi_window_norms), the Gram-Schmidt pass of qr_step (csi_project) and the
+ * rotations of a pivot's move (csi_rotate).
  *
  * W (n x w, column-major with leading dimension ldw) holds the coordinates
  * of the look-ahead; the estimated gains need, for every row i,
@@ -209,6 +210,28 @@ static double csi_dot(const double *restrict x, const double *restrict y, ptrdif
     for (ptrdiff_t i = 0; i < n; ++i)
         s += x[i] * y[i];
     return s;
+}
+
+/* [x y] <- [x y] [[cs, -sn], [sn, cs]]: the Givens rotations of App. A's
+ * exchanges, compiled for AVX2 too, picked when the module loads.  No fused
+ * multiply-add in either version (AVX2 does not bring FMA along), so the
+ * result is the same everywhere, bit for bit, only with twice the width. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && \
+    defined(__GLIBC__) && !defined(__INTEL_COMPILER)
+#define CSI_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define CSI_AVX2_CLONES
+#endif
+
+CSI_AVX2_CLONES
+static void csi_rotate(double *restrict x, double *restrict y, ptrdiff_t n, double cs,
+                       double sn)
+{
+    for (ptrdiff_t i = 0; i < n; ++i) {
+        const double a = x[i], b = y[i];
+        x[i] = cs * a + sn * b;
+        y[i] = -sn * a + cs * b;
+    }
 }
 
 #endif

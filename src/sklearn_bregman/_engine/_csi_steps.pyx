@@ -58,6 +58,7 @@ cdef extern from "_csi_kernels.h" nogil:
     void csi_project(const double* Q, Py_ssize_t n, Py_ssize_t ldq, Py_ssize_t m,
                      const double* x, double* tmp, double* q, const double* c)
     double csi_dot(const double* x, const double* y, Py_ssize_t n)
+    void csi_rotate(double* x, double* y, Py_ssize_t n, double cs, double sn)
 
 
 cdef inline void _gemv(char trans, int m, int n, double alpha, const double* A,
@@ -434,14 +435,9 @@ def estimated_gains(double[::1] out, const double[::1] A, const double[::1] dk,
 
 cdef inline void _rotate_columns(double* x, double* y, Py_ssize_t n, double cs,
                                  double sn) noexcept nogil:
-    """[x y] <- [x y] [[cs, -sn], [sn, cs]]."""
-    cdef Py_ssize_t i
-    cdef double a, b
-    for i in range(n):
-        a = x[i]
-        b = y[i]
-        x[i] = cs * a + sn * b
-        y[i] = -sn * a + cs * b
+    """[x y] <- [x y] [[cs, -sn], [sn, cs]] (``csi_rotate``: AVX2 where the CPU
+    has it, the same result bit for bit)."""
+    csi_rotate(x, y, n, cs, sn)
 
 
 cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
