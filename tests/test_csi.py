@@ -15,6 +15,7 @@ from sklearn_bregman._engine._csi_steps import (
     estimated_gains,
     lookahead_added,
     lookahead_chosen,
+    lookahead_step,
     move_pivot,
     move_pivot_u,
     qr_append,
@@ -311,6 +312,39 @@ def test_move_pivot_is_the_exchanges_one_by_one(d, src, dst):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-13 * np.abs(want).max(initial=1.0))
     G, piv = state[0], state[5]
     np.testing.assert_array_equal(np.triu(G[piv[:t]], 1), 0)
+
+
+@pytest.mark.parametrize(("appended", "pos"),
+                         [(True, 11), (True, 6), (True, 3), (False, 8), (False, 3)])
+def test_lookahead_step_is_the_three_steps(appended, pos):
+    """The driver's step against the calls it stands for, one after the
+    other (lookahead_added of the appended column t - 1, move_pivot_u of the
+    pivot at pos to k0, lookahead_chosen): W, G, U, R, E, the pivots, dk and
+    |g|^2 bit for bit (also where the move leaves the appended column in
+    place), A to rounding (its products come from the Gram matrix M of the
+    window, turned with G), and M stays G[:, k0:t]' G[:, k0:t]."""
+    n, t, k0, d = 611, 12, 3, 2
+    rng = np.random.default_rng(3)
+    G, _, R, E, W, piv = csi_state(n, t, d, seed=7)
+    U = np.asfortranarray(np.linalg.qr(rng.standard_normal((t, t)))[0])
+    A, dk = rng.random(n), rng.random(n) + 1.0
+    M = np.asfortranarray(G.T @ G)
+    if appended:
+        M[:, t - 1] = M[t - 1] = np.nan  # lookahead_step's to fill
+    state = [A, dk, G, U, R, E, W, M, piv]
+    ref = [a.copy(order="F") for a in state]
+    work = np.empty(3 * n + 3 * t)
+    gg = lookahead_step(*state, k0, t, appended, pos, work)
+    A, dk, G, U, R, E, W, _, piv = ref
+    if appended:
+        lookahead_added(A, W, G, R, k0, t - 1, work)
+    move_pivot_u(G, U, R, E, W, piv, pos, k0, t)
+    assert gg == lookahead_chosen(A, dk, G, k0, t, work)
+    for got, want in zip(state[1:7] + state[8:], ref[1:7] + ref[8:]):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(state[0], A, rtol=0, atol=1e-12 * np.abs(A).max())
+    Gw = G[:, k0:t]
+    np.testing.assert_allclose(state[7][k0:t, k0:t], Gw.T @ Gw, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("mu", [0.0, 0.7])

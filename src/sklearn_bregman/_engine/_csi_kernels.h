@@ -1,6 +1,7 @@
 /* Vector kernels of CSI (_csi_steps.pyx): the sums of the estimated gains
- * (csi_window_norms), the Gram-Schmidt pass of qr_step (csi_project) and the
- * rotations of a pivot's move (csi_rotate).
+ * (csi_window_norms), the Gram-Schmidt pass of qr_step (csi_project), the
+ * rotations of a pivot's move (csi_rotate, csi_add_rotate) and the products
+ * of lookahead_step (csi_combine).
  *
  * W (n x w, column-major with leading dimension ldw) holds the coordinates
  * of the look-ahead; the estimated gains need, for every row i,
@@ -229,6 +230,63 @@ static void csi_rotate(double *restrict x, double *restrict y, ptrdiff_t n, doub
 {
     for (ptrdiff_t i = 0; i < n; ++i) {
         const double a = x[i], b = y[i];
+        x[i] = cs * a + sn * b;
+        y[i] = -sn * a + cs * b;
+    }
+}
+
+/* s2 = G[:, :w] c2 and, if c1 is given, s1 = G[:, :w] c1: one pass over the
+ * w columns of G (n rows, leading dimension ldg), four at a time. */
+CSI_CLONES
+static void csi_combine(const double *restrict G, ptrdiff_t n, ptrdiff_t ldg, ptrdiff_t w,
+                        const double *restrict c1, const double *restrict c2,
+                        double *restrict s1, double *restrict s2)
+{
+    for (ptrdiff_t i = 0; i < n; ++i) {
+        s2[i] = 0.0;
+        if (c1)
+            s1[i] = 0.0;
+    }
+    ptrdiff_t j = 0;
+    for (; j + 4 <= w; j += 4) {
+        const double *g0 = G + j * ldg, *g1 = g0 + ldg, *g2 = g1 + ldg, *g3 = g2 + ldg;
+        const double b0 = c2[j], b1 = c2[j + 1], b2 = c2[j + 2], b3 = c2[j + 3];
+        if (c1) {
+            const double a0 = c1[j], a1 = c1[j + 1], a2 = c1[j + 2], a3 = c1[j + 3];
+            for (ptrdiff_t i = 0; i < n; ++i) {
+                const double x0 = g0[i], x1 = g1[i], x2 = g2[i], x3 = g3[i];
+                s1[i] = s1[i] + x0 * a0 + x1 * a1 + x2 * a2 + x3 * a3;
+                s2[i] = s2[i] + x0 * b0 + x1 * b1 + x2 * b2 + x3 * b3;
+            }
+        } else {
+            for (ptrdiff_t i = 0; i < n; ++i)
+                s2[i] = s2[i] + g0[i] * b0 + g1[i] * b1 + g2[i] * b2 + g3[i] * b3;
+        }
+    }
+    for (; j < w; ++j) {
+        const double *g0 = G + j * ldg;
+        const double b0 = c2[j];
+        if (c1) {
+            const double a0 = c1[j];
+            for (ptrdiff_t i = 0; i < n; ++i) {
+                s1[i] = s1[i] + g0[i] * a0;
+                s2[i] = s2[i] + g0[i] * b0;
+            }
+        } else {
+            for (ptrdiff_t i = 0; i < n; ++i)
+                s2[i] = s2[i] + g0[i] * b0;
+        }
+    }
+}
+
+/* x += h rho, then csi_rotate: the update of W by a new look-ahead column in
+ * the same pass as W's rotation (the same arithmetic as the two passes). */
+CSI_AVX2_CLONES
+static void csi_add_rotate(double *restrict x, double *restrict y, ptrdiff_t n, double cs,
+                           double sn, const double *restrict h, double rho)
+{
+    for (ptrdiff_t i = 0; i < n; ++i) {
+        const double a = x[i] + h[i] * rho, b = y[i];
         x[i] = cs * a + sn * b;
         y[i] = -sn * a + cs * b;
     }

@@ -29,7 +29,10 @@ column's projection coefficients, so that a step reads Q once and writes
 one column of it, where :func:`qr_append` and :func:`move_pivot` read it
 twice and rewrite the look-ahead columns.  The driver's Q, R and E are
 those of :func:`qr_append` and :func:`move_pivot` to rounding (the tests
-compare them).
+compare them).  Once a step's pivot is chosen, :func:`lookahead_step` does
+the work of :func:`lookahead_added` (of the column the step appended),
+:func:`move_pivot_u` and :func:`lookahead_chosen` with fewer passes over the
+look-ahead columns of G and W: those three stay as its reference.
 
 The look-ahead terms are kept in a form that is cheaper to update than the
 paper's A, B, C sums: with ``Delta = L_adv - L_(k-1)`` (the look-ahead part
@@ -59,6 +62,10 @@ cdef extern from "_csi_kernels.h" nogil:
                      const double* x, double* tmp, double* q, const double* c)
     double csi_dot(const double* x, const double* y, Py_ssize_t n)
     void csi_rotate(double* x, double* y, Py_ssize_t n, double cs, double sn)
+    void csi_add_rotate(double* x, double* y, Py_ssize_t n, double cs, double sn,
+                        const double* h, double rho)
+    void csi_combine(const double* G, Py_ssize_t n, Py_ssize_t ldg, Py_ssize_t w,
+                     const double* c1, const double* c2, double* s1, double* s2)
 
 
 cdef inline void _gemv(char trans, int m, int n, double alpha, const double* A,
@@ -163,6 +170,104 @@ def qr_append(double[::1, :] Q, double[::1, :] R, double[::1, :] E,
                 q[i] /= norm
         if d > 0:
             _gemv(b'T', n, d, 1.0, &Y[0, 0], n, q, 1, 0.0, &E[0, t], 1)
+
+
+def lookahead_step(double[::1] A, double[::1] dk, double[::1, :] G, double[::1, :] U,
+                   double[::1, :] R, double[::1, :] E, double[::1, :] W, double[::1, :] M,
+                   cnp.intp_t[::1] pivots, Py_ssize_t k0, Py_ssize_t t, bint appended,
+                   Py_ssize_t pos, double[::1] work):
+    """The look-ahead work of a step once its pivot is chosen.
+
+    What :func:`lookahead_added` (if ``appended``: column ``t - 1`` has just
+    joined the window ``[k0, t - 1)``), :func:`move_pivot_u` of the pivot at
+    ``pos`` to ``k0`` and :func:`lookahead_chosen` do one after the other,
+    with fewer passes over the look-ahead columns of G and W:
+
+    - the two rank-one changes of A, ``Delta += h h'`` then ``Delta -= g g'``
+      (g = ``G[:, k0]`` after the move), take ``s1 = Delta h`` and
+      ``s2 = Delta' g`` from one pass over the window after the move
+      (``csi_combine``).  Their coefficients come from ``M``, the Gram
+      matrix of the window's columns (cap x cap, kept by
+      :func:`lookahead_added` and here, turned with G by the exchanges):
+      ``Gw' h`` (one dgemv before the move, as in :func:`lookahead_added`)
+      turned as the columns, and ``M[:, k0]``.  A is the same to rounding;
+    - W's update ``W[:, k0:t] += h R[k0:t, t-1]'`` is done in the exchanges'
+      rotations of W, with the same arithmetic (W, G, U, R, E, dk, the
+      pivots and the returned ``|g|^2`` are those of the three calls, bit
+      for bit).
+
+    ``work`` has length >= 3 n + 3 cap.
+
+    Returns
+    -------
+    float
+        ``|g|^2``.
+    """
+    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1], d = E.shape[0]
+    cdef Py_ssize_t xcol = t - 1 if appended else -1, i, j, p
+    if k0 < 0 or pos < k0 or pos >= t or t > cap or (appended and xcol < k0):
+        raise ValueError("lookahead_step: need 0 <= k0 <= pos < t <= cap "
+                         "(k0 <= t - 1 if appended)")
+    if W.shape[0] != n or W.shape[1] != cap or U.shape[0] != cap or U.shape[1] != cap \
+            or R.shape[0] != cap or R.shape[1] != cap or E.shape[1] != cap \
+            or M.shape[0] != cap or M.shape[1] != cap or A.shape[0] != n \
+            or dk.shape[0] != n:
+        raise ValueError("lookahead_step: G, W must be n x cap, U, R, M cap x cap, "
+                         "E d x cap")
+    if work.shape[0] < 3 * n + 3 * cap:
+        raise ValueError("lookahead_step: work needs 3 n + 3 cap entries")
+    cdef double* h = &work[0]
+    cdef double* s1 = &work[n]
+    cdef double* s2 = &work[2 * n]
+    cdef double* c1 = &work[3 * n]       # Gw' h, turned with the columns
+    cdef double* b2 = &work[3 * n + cap]
+    cdef double* r = &work[3 * n + 2 * cap]
+    cdef double* Ep = &E[0, 0] if d > 0 else NULL
+    cdef double xx = 0.0, gg = 0.0
+    cdef const double* g
+    with nogil:
+        if appended:
+            # h = G[:, xcol] joins: its Gram column, |h|^2, and W's update of
+            # the columns the exchanges do not turn first
+            for i in range(n):
+                h[i] = G[i, xcol]
+                xx += h[i] * h[i]
+            if xcol > k0:
+                _gemv(b'T', <int> n, <int> (xcol - k0), 1.0, &G[0, k0], <int> n, h, 1, 0.0,
+                      &c1[k0], 1)
+            c1[xcol] = 0.0
+            for j in range(k0, xcol):
+                M[j, xcol] = c1[j]
+                M[xcol, j] = c1[j]
+            M[xcol, xcol] = xx
+            for j in range(k0, xcol + 1):
+                r[j] = R[j, xcol]
+            for i in range(n):
+                W[i, xcol] = 0.0
+            for j in range(pos, xcol + 1):
+                if r[j] != 0.0:
+                    _add_column(&W[0, j], n, h, r[j])
+        for p in range(pos - 1, k0 - 1, -1):
+            _swap(&G[0, 0], &U[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
+                  cap, t, h if appended else NULL, r[p] if appended else 0.0, &M[0, 0], k0,
+                  c1 if appended else NULL)
+        # A: Delta += h h', then Delta -= g g', with Delta h = Gw c1 (Gw' h turned)
+        # and Delta g = Gw M[:, k0], Gw = G[:, k0:t] after the move
+        g = &G[0, k0]
+        for i in range(n):
+            gg += g[i] * g[i]
+        for j in range(k0, t):
+            b2[j] = M[j, k0]
+        csi_combine(&G[0, k0], n, n, t - k0, &c1[k0] if appended else NULL, &b2[k0], s1, s2)
+        if appended:
+            for i in range(n):
+                A[i] += 1.0 * 2.0 * h[i] * s1[i] + h[i] * h[i] * xx
+        for i in range(n):
+            A[i] += -1.0 * 2.0 * g[i] * s2[i] + g[i] * g[i] * gg
+            dk[i] -= g[i] * g[i]
+            if dk[i] < 0.0:
+                dk[i] = 0.0
+    return gg
 
 
 def qr_step(double[::1, :] Q, double[::1, :] R, double[::1, :] E, double[::1, :] Es,
@@ -335,18 +440,28 @@ cdef double _window_update(double[::1] A, const double[::1, :] G, Py_ssize_t k0,
 
 def lookahead_added(double[::1] A, double[::1, :] W, const double[::1, :] G,
                     const double[::1, :] R, Py_ssize_t k0, Py_ssize_t t,
-                    double[::1] work):
+                    double[::1] work, double[::1, :] M=None):
     """Column t (just appended) joins the look-ahead window ``[k0, t)``.
 
     ``Delta += h h'`` with ``h = G[:, t]``: ``A`` gets the rank-one change,
     and ``W[:, k0:t+1] += h R[k0:t+1, t]'`` (the projection of ``Pi h`` on the
-    look-ahead columns of Q).  ``work`` has length >= 2 n.
+    look-ahead columns of Q).  ``work`` has length >= 2 n.  If ``M`` (cap x
+    cap) is given, its row and column t get ``G[:, k0:t+1]' h``: M holds the
+    Gram matrix of the window for :func:`lookahead_step`.
     """
     cdef int n = <int> G.shape[0]
     cdef Py_ssize_t i, j
-    cdef double rho
+    cdef double rho, xx
+    cdef bint gram = M is not None
+    if gram and (M.shape[0] != G.shape[1] or M.shape[1] != G.shape[1]):
+        raise ValueError("lookahead_added: M must be cap x cap")
     with nogil:
-        _window_update(A, G, k0, t, t, 1.0, work)
+        xx = _window_update(A, G, k0, t, t, 1.0, work)
+        if gram:
+            for j in range(k0, t):  # G[:, k0:t]' h, from _window_update
+                M[j, t] = work[n + j - k0]
+                M[t, j] = work[n + j - k0]
+            M[t, t] = xx
         for i in range(n):
             W[i, t] = 0.0
         for j in range(k0, t + 1):
@@ -440,9 +555,26 @@ cdef inline void _rotate_columns(double* x, double* y, Py_ssize_t n, double cs,
     csi_rotate(x, y, n, cs, sn)
 
 
+cdef inline void _add_rotate_columns(double* x, double* y, Py_ssize_t n, double cs,
+                                     double sn, const double* h, double rho) noexcept nogil:
+    """``x += h rho``, then ``_rotate_columns``: the same arithmetic, one pass
+    (``csi_add_rotate``)."""
+    csi_add_rotate(x, y, n, cs, sn, h, rho)
+
+
+cdef inline void _add_column(double* x, Py_ssize_t n, const double* h,
+                             double rho) noexcept nogil:
+    """``x += h rho``."""
+    cdef Py_ssize_t i
+    for i in range(n):
+        x[i] += h[i] * rho
+
+
 cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
                 cnp.intp_t* pivots, Py_ssize_t n, Py_ssize_t cap, Py_ssize_t d,
-                Py_ssize_t p, Py_ssize_t t, Py_ssize_t ldq, Py_ssize_t nq) noexcept nogil:
+                Py_ssize_t p, Py_ssize_t t, Py_ssize_t ldq, Py_ssize_t nq,
+                const double* h, double rho_h, double* M, Py_ssize_t lo,
+                double* c) noexcept nogil:
     """Exchange the pivots at positions p and p + 1 (Bach & Jordan, App. A)
     on raw column-major arrays (G, Q, W: n x cap; R: cap x cap; E: d x cap).
 
@@ -457,7 +589,11 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
 
     Each step is O(n); ``t`` is the number of columns in use.  The columns
     of Q have ``nq`` rows and a leading dimension ``ldq``: n and n for Q
-    itself, t and cap for the U of :func:`qr_step`'s ``Q = Q_s U``.
+    itself, t and cap for the U of :func:`qr_step`'s ``Q = Q_s U``.  For
+    :func:`lookahead_step`: if ``h`` is given, ``W[:, p] += h rho_h`` first
+    (in the same pass as W's rotation); if ``M`` is given (cap x cap, the
+    Gram matrix of G's columns ``[lo, t)``), it turns with G (``J' M J``),
+    and so do the entries p, p + 1 of ``c`` if given.
     """
     cdef Py_ssize_t j
     cdef cnp.intp_t a = pivots[p], b = pivots[p + 1]
@@ -473,6 +609,18 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
     _rotate_columns(G + p * n, G + (p + 1) * n, n, cs, sn)
     G[b + (p + 1) * n] = 0.0
     _rotate_columns(R + p * cap, R + (p + 1) * cap, p + 2, cs, sn)
+    if M != NULL:
+        _rotate_columns(M + lo + p * cap, M + lo + (p + 1) * cap, t - lo, cs, sn)
+        for j in range(lo, t):
+            r0 = M[p + j * cap]
+            r1 = M[p + 1 + j * cap]
+            M[p + j * cap] = cs * r0 + sn * r1
+            M[p + 1 + j * cap] = -sn * r0 + cs * r1
+    if c != NULL:
+        r0 = c[p]
+        r1 = c[p + 1]
+        c[p] = cs * r0 + sn * r1
+        c[p + 1] = -sn * r0 + cs * r1
     # R[p+1, p] != 0 now: a Givens rotation of rows p, p+1 removes it
     x = R[p + p * cap]
     y = R[p + 1 + p * cap]
@@ -494,7 +642,12 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
             r1 = E[j + (p + 1) * d]
             E[j + p * d] = cs * r0 + sn * r1
             E[j + (p + 1) * d] = -sn * r0 + cs * r1
-        _rotate_columns(W + p * n, W + (p + 1) * n, n, cs, sn)
+        if h != NULL and rho_h != 0.0:
+            _add_rotate_columns(W + p * n, W + (p + 1) * n, n, cs, sn, h, rho_h)
+        else:
+            _rotate_columns(W + p * n, W + (p + 1) * n, n, cs, sn)
+    elif h != NULL and rho_h != 0.0:
+        _add_column(W + p * n, n, h, rho_h)
 
 
 def move_pivot(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
@@ -515,7 +668,7 @@ def move_pivot(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
     with nogil:
         for p in range(src - 1, dst - 1, -1):
             _swap(&G[0, 0], &Q[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
-                  n, n)
+                  n, n, NULL, 0.0, NULL, 0, NULL)
 
 
 def move_pivot_u(double[::1, :] G, double[::1, :] U, double[::1, :] R,
@@ -536,4 +689,4 @@ def move_pivot_u(double[::1, :] G, double[::1, :] U, double[::1, :] R,
     with nogil:
         for p in range(src - 1, dst - 1, -1):
             _swap(&G[0, 0], &U[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
-                  cap, t)
+                  cap, t, NULL, 0.0, NULL, 0, NULL)

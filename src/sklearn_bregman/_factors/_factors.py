@@ -42,8 +42,7 @@ from .._engine import (
     complete_pending,
     estimated_gains,
     lookahead_added,
-    lookahead_chosen,
-    move_pivot_u,
+    lookahead_step,
     qr_step,
 )
 from .._utils._sklearn_compat import num_samples
@@ -567,7 +566,7 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     d = Y.shape[1]
     buf = _Buffers(n, d, min(n, max_rank + delta), delta)
     acc = np.zeros((n, max(d, 1)), order="F")
-    work = np.empty(2 * n + delta + 2)
+    work = np.empty(3 * n + 3 * buf.limit + delta + 2)
     dadv = diag.copy()  # residual after all t columns
     dk = diag.copy()    # residual after the chosen k0 columns
     A = np.zeros(n)
@@ -580,7 +579,9 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     qwork = np.empty(n + 2 * (buf.limit + 1) + d)
     t = k0 = 0
 
-    def append(p):
+    def append(p, lookahead=True):
+        """Column t from pivot p (``lookahead``: its look-ahead update too;
+        a step's own append leaves it to ``lookahead_step``)."""
         nonlocal t
         buf.ensure(t)
         values = np.ascontiguousarray(column(p), dtype=np.float64).reshape(-1)
@@ -588,7 +589,8 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
             raise ValueError(f"Kernel column {p} is not finite (NaN or inf): nothing to factor.")
         cholesky_append(buf.G, dadv, values, t, buf.pivots, p)
         qr_step(buf.Q, buf.R, buf.E, buf.Es, buf.U, Y, buf.G, t, center, prev, qstate, qwork)
-        lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work)
+        if lookahead:
+            lookahead_added(A, buf.W, buf.G, buf.R, k0, t, work, buf.M)
         buf.pivots[t] = p
         used[p] = True
         t += 1
@@ -621,19 +623,22 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
             break
         ties = np.flatnonzero(gains_est >= best - 1e-12 * abs(best))
         p = int(ties[0] if ties.size == 1 else rng.choice(ties))
-        if not used[p]:
+        appended = not used[p]
+        if appended:
             if t == buf.limit:
                 break
-            append(p)
+            append(p, lookahead=False)
         elif t < buf.limit:  # keep delta columns ahead: the classical pivot
             extra = classical()
             if extra is not None:
-                append(extra)
+                append(extra, lookahead=False)
+                appended = True
         predicted.append(float(best))
         pos = k0 + int(np.flatnonzero(buf.pivots[k0:t] == p)[0])
-        if pos > k0:  # move p to position k0 (App. A)
-            move_pivot_u(buf.G, buf.U, buf.R, buf.E, buf.W, buf.pivots, pos, k0, t)
-        gg = lookahead_chosen(A, dk, buf.G, k0, t, work)
+        # the appended column's look-ahead update, the move of p to position k0
+        # (App. A) and p chosen
+        gg = lookahead_step(A, dk, buf.G, buf.U, buf.R, buf.E, buf.W, buf.M, buf.pivots, k0,
+                            t, appended, pos, work)
         chosen[buf.pivots[k0]] = True
         qy = float((buf.E[:, k0] ** 2).sum()) if d else 0.0
         k0 += 1
@@ -699,8 +704,9 @@ def _plain_result(G, pivots, approx, gains, Y, y_norm, y_scale, y_max, center):
 class _Buffers:
     """The column-major arrays of a CSI run, grown by doubling as columns come.
 
-    G, Q, W are n x cap, R and U cap x cap, E and Es d x cap, pivots cap
-    (Q is ``Q_s`` of ``qr_step``, U the identity beyond the columns in use); ``limit`` is
+    G, Q, W are n x cap, R, U and M cap x cap, E and Es d x cap, pivots cap
+    (Q is ``Q_s`` of ``qr_step``, U the identity beyond the columns in use, M
+    the Gram matrix of the look-ahead columns of G); ``limit`` is
     the most columns a run may use (min(n, max_rank + delta)).  Starting
     small and doubling keeps the memory at O(n (m + delta)) for a run that
     stops at rank m, whatever ``max_rank`` (n by default) allows.
@@ -716,6 +722,7 @@ class _Buffers:
         self.W = np.zeros((n, 0), order="F")
         self.R = np.zeros((0, 0), order="F")
         self.U = np.zeros((0, 0), order="F")
+        self.M = np.zeros((0, 0), order="F")
         self.E = np.zeros((d, 0), order="F")
         self.Es = np.zeros((d, 0), order="F")
         self.pivots = np.zeros(0, dtype=np.intp)
@@ -740,6 +747,7 @@ class _Buffers:
         U = np.asfortranarray(np.eye(cap))
         U[:old, :old] = self.U
         self.U = U
+        self.M = grow(self.M, cap, square=True)
         self.E = grow(self.E, self.d)
         self.Es = grow(self.Es, self.d)
         pivots = np.zeros(cap, dtype=np.intp)
