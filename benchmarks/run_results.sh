@@ -46,6 +46,7 @@ run nearest_correlation_scale "$PY" benchmarks/bench_nearest_correlation_scale.p
     --sizes 12500 25000 50000 100000
 run rpcholesky "$PY" benchmarks/bench_rpcholesky.py
 run compare_kernlab "$PY" benchmarks/compare_kernlab.py
+run csi_speed "$PY" benchmarks/bench_csi_speed.py --repeats 7
 run vonneumann_fit "$PY" benchmarks/bench_vonneumann_fit.py
 run sklr_table1 "$PY" benchmarks/bench_sklr_table1.py
 run dask_out_of_core "$BENCH_PY" benchmarks/bench_dask_out_of_core.py \

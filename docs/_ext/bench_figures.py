@@ -586,6 +586,43 @@ def draw_vonneumann_fit(record, path):
             "constraints", bottom=0.03)
 
 
+def draw_csi_speed(record, path):
+    res, p = record["results"], record["params"]
+    fig, (a1, a2) = _new(2, width=9.0, height=3.6)
+    names = ["CSI\n(labels, delta = 40)", "incomplete Cholesky\n(y=None, with Q, R)",
+             "Cholesky loop\n(factor only)"]
+    keys = ["csi", "cholesky", "bare"]
+    colors = [OURS, PEER2, OTHER]
+    x = list(range(3))
+    width = 0.38
+    a1.bar([xi - width / 2 for xi in x], [res["wall_s"][k] for k in keys], width,
+           color=colors, label="wall")
+    a1.bar([xi + width / 2 for xi in x], [res["cpu_s"][k] for k in keys], width,
+           color="white", edgecolor=colors, hatch="//", label="CPU")
+    for xi, k in zip(x, keys):
+        a1.text(xi, max(res["wall_s"][k], res["cpu_s"][k]) * 1.03,
+                _seconds_label(res["wall_s"][k]), ha="center", va="bottom", fontsize=7.5)
+    a1.set_xticks(x)
+    a1.set_xticklabels(names, fontsize=7.5)
+    a1.set_ylabel("time per fit, best of the repeats [s]")
+    a1.set_ylim(0, max(res["wall_s"]["csi"], res["cpu_s"]["csi"]) * 1.25)
+    a1.legend(fontsize=7.5, loc="upper right")
+    a1.grid(True, axis="y", alpha=0.3)
+    a1.set_title(f"rank {res['rank']} of an rbf kernel, n = {res['n']:,}", fontsize=9)
+    a2.bar(["wall", "CPU"], [res["ratio_wall"], res["ratio_cpu"]], 0.5, color=OURS)
+    for xi, r in enumerate([res["ratio_wall"], res["ratio_cpu"]]):
+        a2.text(xi, r + 0.05, f"{r:.1f}x", ha="center", va="bottom", fontsize=8)
+    a2.axhline(p["target_ratio"], color="black", ls="--", lw=0.9,
+               label=f"target {p['target_ratio']:.0f}x")
+    a2.set_ylim(0, max(res["ratio_wall"], res["ratio_cpu"], p["target_ratio"]) * 1.3)
+    a2.set_ylabel("CSI / incomplete Cholesky")
+    a2.legend(fontsize=7.5, loc="upper left")
+    a2.grid(True, axis="y", alpha=0.3)
+    a2.set_title("what the labels cost", fontsize=9)
+    _finish(fig, record, path, "Cholesky with side information against plain incomplete "
+            "Cholesky, the same rank")
+
+
 DRAW = {name[len("draw_"):]: fn for name, fn in globals().items()
         if name.startswith("draw_")}
 
