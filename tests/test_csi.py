@@ -20,6 +20,7 @@ from sklearn_bregman._engine._csi_steps import (
     move_pivot_u,
     qr_append,
     qr_step,
+    rotate_chain,
 )
 from sklearn_bregman._engine._testing import swap_pivots
 
@@ -345,6 +346,37 @@ def test_lookahead_step_is_the_three_steps(appended, pos):
     np.testing.assert_allclose(state[0], A, rtol=0, atol=1e-12 * np.abs(A).max())
     Gw = G[:, k0:t]
     np.testing.assert_allclose(state[7][k0:t, k0:t], Gw.T @ Gw, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 127, 128, 300, 611])
+@pytest.mark.parametrize(("lo", "hi", "with_h"), [(3, 11, True), (0, 9, False), (2, 3, True),
+                                                  (5, 5, True)])
+def test_rotate_chain_is_the_rotations_one_by_one(n, lo, hi, with_h):
+    """csi_rotate_chain (W's turn in lookahead_step) against the exchanges'
+    rotations written in NumPy, one pair of columns after the other: bit for
+    bit, with pairs not turned (rot = 0), zero coefficients of h (no add),
+    blocks of rows (128) cut at n, and untouched columns outside [lo, hi]."""
+    cap = 12
+    rng = np.random.default_rng(n + 7 * hi)
+    W = np.asfortranarray(rng.standard_normal((n, cap)))
+    angle = rng.uniform(0, 2 * np.pi, cap)
+    cs, sn = np.cos(angle), np.sin(angle)
+    rot = (rng.random(cap) > 0.25).astype(float)
+    h = rng.standard_normal(n)
+    rho = rng.standard_normal(cap) * (rng.random(cap) > 0.3)
+    want = W.copy(order="F")
+    for p in range(hi - 1, lo - 1, -1):
+        if with_h and rho[p] != 0.0:
+            want[:, p] = want[:, p] + h * rho[p]
+        if rot[p] != 0.0:
+            a, b = want[:, p].copy(), want[:, p + 1].copy()
+            want[:, p] = cs[p] * a + sn[p] * b
+            want[:, p + 1] = -sn[p] * a + cs[p] * b
+    if with_h:
+        rotate_chain(W, lo, hi, cs, sn, rot, h, rho)
+    else:
+        rotate_chain(W, lo, hi, cs, sn, rot)
+    np.testing.assert_array_equal(W, want)
 
 
 @pytest.mark.parametrize("mu", [0.0, 0.7])

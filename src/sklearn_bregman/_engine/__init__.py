@@ -32,6 +32,7 @@ from ._csi_steps import (
     move_pivot_u,
     qr_append,
     qr_step,
+    rotate_chain,
 )
 from ._definiteboost_steps import meg_steps
 from ._driver import (
@@ -80,6 +81,7 @@ __all__ = [
     "qr_step",
     "relative_gap",
     "renormalise_log_trace",
+    "rotate_chain",
     "row_values",
     "triplet_projections",
     "vonneumann_nearest_correlation",

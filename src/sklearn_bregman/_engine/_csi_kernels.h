@@ -1,7 +1,8 @@
 /* Vector kernels of CSI (_csi_steps.pyx): the sums of the estimated gains
  * (csi_window_norms), the Gram-Schmidt pass of qr_step (csi_project), the
- * rotations of a pivot's move (csi_rotate, csi_add_rotate) and the products
- * of lookahead_step (csi_combine).
+ * rotations of a pivot's move (csi_rotate, csi_add_rotate, and
+ * csi_rotate_chain for W in lookahead_step) and the products of
+ * lookahead_step (csi_combine).
  *
  * W (n x w, column-major with leading dimension ldw) holds the coordinates
  * of the look-ahead; the estimated gains need, for every row i,
@@ -289,6 +290,85 @@ static void csi_add_rotate(double *restrict x, double *restrict y, ptrdiff_t n, 
         const double a = x[i] + h[i] * rho, b = y[i];
         x[i] = cs * a + sn * b;
         y[i] = -sn * a + cs * b;
+    }
+}
+
+/* The rotations of W in one move of a pivot (App. A), one pass over the
+ * columns lo..hi of W (n rows, leading dimension ldw): for p = hi - 1 down
+ * to lo, first x_p += h rho[p] if h is given and rho[p] != 0, then, if
+ * rot[p] != 0, [x_p x_(p+1)] <- [x_p x_(p+1)] [[cs[p], -sn[p]], [sn[p],
+ * cs[p]]] (x_j: column j).  The same arithmetic as csi_add_rotate /
+ * csi_rotate on each pair in turn, bit for bit (column p + 1 of a pair is
+ * the column p of the pair before it, carried over a block of rows), with
+ * each column read and written once instead of twice.  The blocks are
+ * short (128 rows: the carried block and one of each column stay in L1)
+ * and the next block of each column is prefetched, which the hardware
+ * prefetchers do not do for a chunk of each of ~40 columns in turn (without
+ * it the pass was slower than the rotations one after the other when W is
+ * not in cache, as in a fit). */
+#define CSI_CHAIN_ROWS 128
+CSI_AVX2_CLONES
+static void csi_rotate_chain(double *restrict W, ptrdiff_t n, ptrdiff_t ldw, ptrdiff_t lo,
+                             ptrdiff_t hi, const double *restrict cs,
+                             const double *restrict sn, const double *restrict rot,
+                             const double *restrict h, const double *restrict rho)
+{
+    double cur[CSI_CHAIN_ROWS];
+    if (hi <= lo)
+        return;
+    for (ptrdiff_t i0 = 0; i0 < n; i0 += CSI_CHAIN_ROWS) {
+        const ptrdiff_t m = n - i0 < CSI_CHAIN_ROWS ? n - i0 : CSI_CHAIN_ROWS;
+        const double *top = W + i0 + hi * ldw;
+#if defined(__GNUC__)
+        if (i0 + CSI_CHAIN_ROWS < n)
+            for (ptrdiff_t k = 0; k < CSI_CHAIN_ROWS; k += 8)
+                __builtin_prefetch(top + CSI_CHAIN_ROWS + k, 0, 3);
+#endif
+        for (ptrdiff_t i = 0; i < m; ++i)
+            cur[i] = top[i];
+        for (ptrdiff_t p = hi - 1; p >= lo; --p) {
+            double *restrict x = W + i0 + p * ldw;
+            double *restrict y = W + i0 + (p + 1) * ldw;
+            const double c = cs[p], s = sn[p];
+            const int add = h != NULL && rho[p] != 0.0;
+            const double r = add ? rho[p] : 0.0;
+            const double *restrict hb = add ? h + i0 : NULL;
+#if defined(__GNUC__)
+            /* the next block of this column: the hardware prefetchers do not
+             * follow a chunk of rows of each of the columns in turn */
+            if (i0 + CSI_CHAIN_ROWS < n)
+                for (ptrdiff_t k = 0; k < CSI_CHAIN_ROWS; k += 8)
+                    __builtin_prefetch(x + CSI_CHAIN_ROWS + k, 1, 3);
+#endif
+            if (rot[p] != 0.0) {
+                if (add) {
+                    for (ptrdiff_t i = 0; i < m; ++i) {
+                        const double a = x[i] + hb[i] * r, b = cur[i];
+                        cur[i] = c * a + s * b;
+                        y[i] = -s * a + c * b;
+                    }
+                } else {
+                    for (ptrdiff_t i = 0; i < m; ++i) {
+                        const double a = x[i], b = cur[i];
+                        cur[i] = c * a + s * b;
+                        y[i] = -s * a + c * b;
+                    }
+                }
+            } else if (add) {
+                for (ptrdiff_t i = 0; i < m; ++i) {
+                    y[i] = cur[i];
+                    cur[i] = x[i] + hb[i] * r;
+                }
+            } else {
+                for (ptrdiff_t i = 0; i < m; ++i) {
+                    y[i] = cur[i];
+                    cur[i] = x[i];
+                }
+            }
+        }
+        double *bottom = W + i0 + lo * ldw;
+        for (ptrdiff_t i = 0; i < m; ++i)
+            bottom[i] = cur[i];
     }
 }
 

@@ -45,6 +45,7 @@ O(n delta) per step (plus O(n delta d) for C), as in Section 5.3.
 """
 
 from libc.math cimport INFINITY, hypot, sqrt
+from libc.stdlib cimport free, malloc
 
 import numpy as np
 
@@ -66,6 +67,9 @@ cdef extern from "_csi_kernels.h" nogil:
                         const double* h, double rho)
     void csi_combine(const double* G, Py_ssize_t n, Py_ssize_t ldg, Py_ssize_t w,
                      const double* c1, const double* c2, double* s1, double* s2)
+    void csi_rotate_chain(double* W, Py_ssize_t n, Py_ssize_t ldw, Py_ssize_t lo,
+                          Py_ssize_t hi, const double* cs, const double* sn,
+                          const double* rot, const double* h, const double* rho)
 
 
 cdef inline void _gemv(char trans, int m, int n, double alpha, const double* A,
@@ -194,7 +198,10 @@ def lookahead_step(double[::1] A, double[::1] dk, double[::1, :] G, double[::1, 
     - W's update ``W[:, k0:t] += h R[k0:t, t-1]'`` is done in the exchanges'
       rotations of W, with the same arithmetic (W, G, U, R, E, dk, the
       pivots and the returned ``|g|^2`` are those of the three calls, bit
-      for bit).
+      for bit); the exchanges record their rotations, and W turns after
+      them in one pass over its columns ``[k0, pos]`` (``csi_rotate_chain``,
+      :func:`rotate_chain`), which reads and writes each column once where
+      one rotation after the other reads and writes it twice.
 
     ``work`` has length >= 3 n + 3 cap.
 
@@ -225,6 +232,9 @@ def lookahead_step(double[::1] A, double[::1] dk, double[::1, :] G, double[::1, 
     cdef double* Ep = &E[0, 0] if d > 0 else NULL
     cdef double xx = 0.0, gg = 0.0
     cdef const double* g
+    cdef double* rec = <double*> malloc(3 * cap * sizeof(double))
+    if rec == NULL:
+        raise MemoryError()
     with nogil:
         if appended:
             # h = G[:, xcol] joins: its Gram column, |h|^2, and W's update of
@@ -248,9 +258,12 @@ def lookahead_step(double[::1] A, double[::1] dk, double[::1, :] G, double[::1, 
                 if r[j] != 0.0:
                     _add_column(&W[0, j], n, h, r[j])
         for p in range(pos - 1, k0 - 1, -1):
-            _swap(&G[0, 0], &U[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
-                  cap, t, h if appended else NULL, r[p] if appended else 0.0, &M[0, 0], k0,
-                  c1 if appended else NULL)
+            _swap(&G[0, 0], &U[0, 0], &R[0, 0], Ep, NULL, &pivots[0], n, cap, d, p, t,
+                  cap, t, NULL, 0.0, &M[0, 0], k0, c1 if appended else NULL, rec)
+        # W's rotations (and its update by h), all the exchanges in one pass
+        csi_rotate_chain(&W[0, 0], n, n, k0, pos, rec, rec + cap, rec + 2 * cap,
+                         h if appended else NULL, r if appended else NULL)
+        free(rec)
         # A: Delta += h h', then Delta -= g g', with Delta h = Gw c1 (Gw' h turned)
         # and Delta g = Gw M[:, k0], Gw = G[:, k0:t] after the move
         g = &G[0, k0]
@@ -574,7 +587,7 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
                 cnp.intp_t* pivots, Py_ssize_t n, Py_ssize_t cap, Py_ssize_t d,
                 Py_ssize_t p, Py_ssize_t t, Py_ssize_t ldq, Py_ssize_t nq,
                 const double* h, double rho_h, double* M, Py_ssize_t lo,
-                double* c) noexcept nogil:
+                double* c, double* rec=NULL) noexcept nogil:
     """Exchange the pivots at positions p and p + 1 (Bach & Jordan, App. A)
     on raw column-major arrays (G, Q, W: n x cap; R: cap x cap; E: d x cap).
 
@@ -593,7 +606,10 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
     :func:`lookahead_step`: if ``h`` is given, ``W[:, p] += h rho_h`` first
     (in the same pass as W's rotation); if ``M`` is given (cap x cap, the
     Gram matrix of G's columns ``[lo, t)``), it turns with G (``J' M J``),
-    and so do the entries p, p + 1 of ``c`` if given.
+    and so do the entries p, p + 1 of ``c`` if given.  If ``rec`` is given
+    (3 cap), W is left alone (pass NULL): ``rec[p]``, ``rec[cap + p]`` get
+    Q2's cosine and sine and ``rec[2 cap + p]`` 1 if Q2 was applied (0 if
+    not), for ``csi_rotate_chain`` to turn W once all the exchanges are done.
     """
     cdef Py_ssize_t j
     cdef cnp.intp_t a = pivots[p], b = pivots[p + 1]
@@ -642,12 +658,43 @@ cdef void _swap(double* G, double* Q, double* R, double* E, double* W,
             r1 = E[j + (p + 1) * d]
             E[j + p * d] = cs * r0 + sn * r1
             E[j + (p + 1) * d] = -sn * r0 + cs * r1
-        if h != NULL and rho_h != 0.0:
+        if rec != NULL:
+            rec[p] = cs
+            rec[cap + p] = sn
+            rec[2 * cap + p] = 1.0
+        elif h != NULL and rho_h != 0.0:
             _add_rotate_columns(W + p * n, W + (p + 1) * n, n, cs, sn, h, rho_h)
         else:
             _rotate_columns(W + p * n, W + (p + 1) * n, n, cs, sn)
+    elif rec != NULL:
+        rec[p] = 1.0
+        rec[cap + p] = 0.0
+        rec[2 * cap + p] = 0.0
     elif h != NULL and rho_h != 0.0:
         _add_column(W + p * n, n, h, rho_h)
+
+
+def rotate_chain(double[::1, :] W, Py_ssize_t lo, Py_ssize_t hi, const double[::1] cs,
+                 const double[::1] sn, const double[::1] rot, const double[::1] h=None,
+                 const double[::1] rho=None):
+    """W's turn in a move of a pivot (``csi_rotate_chain``), as
+    :func:`lookahead_step` does it: for p = hi - 1 down to lo, ``W[:, p] +=
+    h rho[p]`` (if h is given and ``rho[p] != 0``), then, if ``rot[p] != 0``,
+    ``[W[:, p], W[:, p+1]] <- [W[:, p], W[:, p+1]] [[cs[p], -sn[p]], [sn[p],
+    cs[p]]]``; the same arithmetic as the exchanges' rotations, bit for bit.
+    """
+    cdef Py_ssize_t n = W.shape[0]
+    if lo < 0 or hi >= W.shape[1] or cs.shape[0] < hi or sn.shape[0] < hi \
+            or rot.shape[0] < hi or (h is not None and (h.shape[0] != n or rho is None
+                                                       or rho.shape[0] < hi)):
+        raise ValueError("rotate_chain: need 0 <= lo, hi < W.shape[1], hi coefficients, "
+                         "h of length n with rho")
+    if hi <= lo:
+        return
+    cdef const double* hp = &h[0] if h is not None else NULL
+    cdef const double* rp = &rho[0] if h is not None else NULL
+    with nogil:
+        csi_rotate_chain(&W[0, 0], n, n, lo, hi, &cs[0], &sn[0], &rot[0], hp, rp)
 
 
 def move_pivot(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
