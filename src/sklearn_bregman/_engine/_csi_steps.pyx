@@ -684,9 +684,10 @@ def rotate_chain(double[::1, :] W, Py_ssize_t lo, Py_ssize_t hi, const double[::
     cs[p]]]``; the same arithmetic as the exchanges' rotations, bit for bit.
     """
     cdef Py_ssize_t n = W.shape[0]
+    cdef bint bad_h = h is not None and (h.shape[0] != n or rho is None
+                                         or rho.shape[0] < hi)
     if lo < 0 or hi >= W.shape[1] or cs.shape[0] < hi or sn.shape[0] < hi \
-            or rot.shape[0] < hi or (h is not None and (h.shape[0] != n or rho is None
-                                                       or rho.shape[0] < hi)):
+            or rot.shape[0] < hi or bad_h:
         raise ValueError("rotate_chain: need 0 <= lo, hi < W.shape[1], hi coefficients, "
                          "h of length n with rho")
     if hi <= lo:
