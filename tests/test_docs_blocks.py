@@ -86,16 +86,22 @@ class Block:
         return f"{self.page.relative_to(ROOT).as_posix()}:{self.line}"
 
 
+def _fence_close(lines, start):
+    """The index of the line that closes the fence opened at ``start`` (or
+    ``len(lines)`` if it is never closed)."""
+    i = start + 1
+    while i < len(lines) and lines[i].rstrip() != "```":
+        i += 1
+    return i
+
+
 def _fences(lines):
     """(info string, first line index, content lines, index after the fence)
     of each fence that opens at column 0."""
     i = 0
     while i < len(lines):
         if lines[i].startswith("```"):
-            start = i
-            i += 1
-            while i < len(lines) and lines[i].rstrip() != "```":
-                i += 1
+            start, i = i, _fence_close(lines, i)
             yield lines[start][3:].strip(), start, lines[start + 1:i], i + 1
         i += 1
 
@@ -350,10 +356,7 @@ def _units(page):
     i = 0
     while i < len(lines):
         if lines[i].startswith("```"):
-            start = i
-            i += 1
-            while i < len(lines) and lines[i].rstrip() != "```":
-                i += 1
+            start, i = i, _fence_close(lines, i)
             yield lines[start][3:].strip() or "fence", "\n".join(lines[start + 1:i])
             i += 1
         elif lines[i].strip():
