@@ -698,6 +698,22 @@ def rotate_chain(double[::1, :] W, Py_ssize_t lo, Py_ssize_t hi, const double[::
         csi_rotate_chain(&W[0, 0], n, n, lo, hi, &cs[0], &sn[0], &rot[0], hp, rp)
 
 
+cdef void _exchanges(double[::1, :] G, double* Q, Py_ssize_t ldq, Py_ssize_t nq,
+                     double[::1, :] R, double[::1, :] E, double[::1, :] W,
+                     cnp.intp_t[::1] pivots, Py_ssize_t src, Py_ssize_t dst,
+                     Py_ssize_t t) noexcept:
+    """The exchanges at src - 1, ..., dst of :func:`move_pivot` and
+    :func:`move_pivot_u`: ``Q`` is Q itself (``ldq = nq = n``) or U
+    (``ldq = cap``, ``nq = t`` rows in use)."""
+    cdef Py_ssize_t p
+    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1], d = E.shape[0]
+    cdef double* Ep = &E[0, 0] if d > 0 else NULL
+    with nogil:
+        for p in range(src - 1, dst - 1, -1):
+            _swap(&G[0, 0], Q, &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
+                  ldq, nq, NULL, 0.0, NULL, 0, NULL)
+
+
 def move_pivot(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
                double[::1, :] E, double[::1, :] W, cnp.intp_t[::1] pivots,
                Py_ssize_t src, Py_ssize_t dst, Py_ssize_t t):
@@ -707,16 +723,11 @@ def move_pivot(double[::1, :] G, double[::1, :] Q, double[::1, :] R,
     """
     if dst < 0 or src >= t or dst > src:
         raise ValueError("move_pivot: need 0 <= dst <= src < t")
-    cdef Py_ssize_t p
-    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1], d = E.shape[0]
+    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1]
     if Q.shape[0] != n or W.shape[0] != n or Q.shape[1] != cap or W.shape[1] != cap \
             or R.shape[0] != cap or R.shape[1] != cap or E.shape[1] != cap:
         raise ValueError("move_pivot: G, Q, W must be n x cap, R cap x cap, E d x cap")
-    cdef double* Ep = &E[0, 0] if d > 0 else NULL
-    with nogil:
-        for p in range(src - 1, dst - 1, -1):
-            _swap(&G[0, 0], &Q[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
-                  n, n, NULL, 0.0, NULL, 0, NULL)
+    _exchanges(G, &Q[0, 0], n, n, R, E, W, pivots, src, dst, t)
 
 
 def move_pivot_u(double[::1, :] G, double[::1, :] U, double[::1, :] R,
@@ -728,13 +739,8 @@ def move_pivot_u(double[::1, :] G, double[::1, :] U, double[::1, :] R,
     """
     if dst < 0 or src >= t or dst > src:
         raise ValueError("move_pivot_u: need 0 <= dst <= src < t")
-    cdef Py_ssize_t p
-    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1], d = E.shape[0]
+    cdef Py_ssize_t n = G.shape[0], cap = G.shape[1]
     if W.shape[0] != n or W.shape[1] != cap or U.shape[0] != cap or U.shape[1] != cap \
             or R.shape[0] != cap or R.shape[1] != cap or E.shape[1] != cap:
         raise ValueError("move_pivot_u: G, W must be n x cap, U, R cap x cap, E d x cap")
-    cdef double* Ep = &E[0, 0] if d > 0 else NULL
-    with nogil:
-        for p in range(src - 1, dst - 1, -1):
-            _swap(&G[0, 0], &U[0, 0], &R[0, 0], Ep, &W[0, 0], &pivots[0], n, cap, d, p, t,
-                  cap, t, NULL, 0.0, NULL, 0, NULL)
+    _exchanges(G, &U[0, 0], cap, t, R, E, W, pivots, src, dst, t)
