@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.datasets import load_iris, load_wine
 from sklearn.metrics import fbeta_score, roc_auc_score
@@ -197,6 +198,40 @@ def test_calibration_at_extreme_scales_is_the_scaled_threshold(iris, strategy, k
         np.testing.assert_array_equal(scaled.predict(pairs), plain.predict(pairs))
     np.testing.assert_allclose(scaled.decision_function(pairs) / scale,
                                plain.decision_function(pairs), rtol=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1e-60, 1e150])
+@pytest.mark.parametrize("fmt", ["csr_matrix", "csc_array", "coo_array", "lil_matrix",
+                                 "dok_array"])
+def test_calibration_over_a_sparse_preprocessor_at_extreme_scales_is_the_dense_one(
+        iris, fmt, scale):
+    # the same points scaled by s, held as a dense array and in a sparse
+    # format (COO with duplicated entries and an explicit zero): the fitted
+    # distances, every calibrated threshold (the reject-all
+    # one of max_tnr with min_rate = 1 included) and the predictions agree
+    X, y = iris
+    pairs, s = index_pairs(y, 300)
+    Xs = X * scale
+    sparse = getattr(sp, fmt)(Xs)
+    if fmt == "coo_array":  # every entry stored twice, as two halves, and an explicit zero
+        c = sparse
+        sparse = sp.coo_array((np.r_[c.data / 2, c.data / 2, 0.0],
+                               (np.r_[c.row, c.row, 1], np.r_[c.col, c.col, 1])),
+                              shape=Xs.shape)
+    before = sparse.copy()
+    dense = PairClassifier(ITMLTransformer(random_state=0), preprocessor=Xs)
+    held = PairClassifier(ITMLTransformer(random_state=0), preprocessor=sparse)
+    dense.fit(pairs[:150], s[:150])
+    held.fit(pairs[:150], s[:150])
+    np.testing.assert_allclose(held.decision_function(pairs), dense.decision_function(pairs),
+                               rtol=1e-10)
+    for strategy, kw in CALIBRATIONS:
+        dense.calibrate_threshold(pairs[150:], s[150:], strategy, **kw)
+        held.calibrate_threshold(pairs[150:], s[150:], strategy, **kw)
+        assert np.isfinite(held.threshold_)
+        assert held.threshold_ == pytest.approx(dense.threshold_, rel=1e-10), (strategy, kw)
+        np.testing.assert_array_equal(held.predict(pairs), dense.predict(pairs))
+    assert (sparse != before).nnz == 0  # the user's matrix is left alone
 
 
 @pytest.mark.parametrize("far", [1.0, 1e20, 1e150])
