@@ -188,6 +188,9 @@ def bad_points(good, fitted):
         "object_none": _objects((n, d), None),
         "object_dict": _objects((n, d), {"a": 1}),
         "complex": good + 1j,
+        # (complex numbers NumPy's conversion fails on before any dtype shows them)
+        "complex_object": (good + 1j).astype(object),
+        "complex_list": (good + 1j).tolist(),
         "ragged": [[1.0, 2.0], [3.0]],
         "list_of_dicts": [{"a": 1}] * n,
     }
@@ -290,6 +293,7 @@ def bad_point_tuples(good, fitted):
         "strings": np.full(good.shape, "a"),
         "object_dict": _objects(good.shape, {"a": 1}),
         "complex": good + 1j,
+        "complex_object": (good + 1j).astype(object),
         "ragged": [[[1.0, 2.0], [3.0]]],
         "index_tuples_without_preprocessor": np.zeros((n, t), dtype=int),
     }
@@ -340,6 +344,7 @@ def bad_point(good, fitted):
         "scalar": 1.0,
         "strings": np.full(good.shape, "a"),
         "complex": good + 1j,
+        "complex_object": (good + 1j).astype(object),
         "object_dict": _objects(good.shape, {"a": 1}),
     }
 
@@ -418,7 +423,7 @@ def bad_split_pairs(good, fitted):
     points like any other; index pairs are its other form; it splits tuples
     of any size, so three points per tuple is a triplet)."""
     out = bad_point_tuples(good, fitted)
-    for valid in ("nan", "inf", "strings", "object_dict", "complex",
+    for valid in ("nan", "inf", "strings", "object_dict", "complex", "complex_object",
                   "index_tuples_without_preprocessor", "fewer_features", "wrong_t"):
         out.pop(valid, None)
     out["one_point_tuples"] = good[:, :1]
@@ -1101,6 +1106,101 @@ def test_csi_refuses_a_bad_sparse_y_naming_y(bad):
     with pytest.raises(ValueError) as info:
         CSIDecomposition(rank=6).fit(X, sp.csr_matrix(Y))
     check_error(info.value, "y")
+
+
+# --------------------------------------------------------------------------- #
+# Complex numbers that no complex dtype shows
+# --------------------------------------------------------------------------- #
+
+
+def _complex_forms():
+    """X with one complex number (imaginary part 0, as a value cast from a
+    complex array; and a true one) in every container that hides it from a
+    dtype check: an object array (Python and NumPy complex scalars), a list,
+    a DataFrame's object column."""
+    pd = pytest.importorskip("pandas")
+    X = GOOD["X"]
+    one = X.astype(object)
+    one[3, 1] = complex(X[3, 1], 2.0)
+    single = X.astype(object)
+    single[0, 0] = np.complex64(1 + 1j)
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    frame["b"] = frame["b"].astype(object)
+    frame.at[5, "b"] = 1j
+    return {"object_all": (X + 0j).astype(object), "object_one": one,
+            "object_complex64": single, "list": (X + 0j).tolist(), "frame_column": frame}
+
+
+@pytest.mark.parametrize("form", ["object_all", "object_one", "object_complex64", "list",
+                                  "frame_column"])
+@pytest.mark.parametrize("make", [lambda: ITMLTransformer(random_state=0),
+                                  lambda: KernelKMeans(3, random_state=0),
+                                  lambda: CSIDecomposition(rank=4)],
+                         ids=["ITMLTransformer", "KernelKMeans", "CSIDecomposition"])
+def test_complex_numbers_without_a_complex_dtype_are_refused_naming_X(make, form):
+    """An object array of complex numbers got NumPy's "float() argument must
+    be a string or a real number, not 'complex'" from scikit-learn's
+    conversion (its "Complex data not supported" reads ``dtype.kind`` only):
+    now the complex array's wording, naming X, at fit and at transform /
+    predict, the fitted estimator left as it was."""
+    bad = _complex_forms()[form]
+    owner = type(make()).__name__
+    with pytest.raises(ValueError, match=rf"^{owner}: X: Complex data not supported; ") as info:
+        make().fit(bad, GOOD["y"])
+    check_error(info.value, "X")
+    fitted = make().fit(GOOD["X"], GOOD["y"])
+    before = state(fitted)
+    method = fitted.predict if isinstance(fitted, KernelKMeans) else fitted.transform
+    with pytest.raises(ValueError, match=r"X: Complex data not supported; "):
+        method(bad)
+    assert state(fitted) == before
+
+
+def test_complex_points_without_a_complex_dtype_are_refused_naming_the_tuples():
+    """The same for the points of pairs (an object array), for the rows of an
+    array preprocessor of objects and for those a callable preprocessor
+    returns; a complex array keeps scikit-learn's message (metric-learn's,
+    tests/metric_learn/test_utils.py)."""
+    pairs, labels, ids = GOOD["pairs"], GOOD["pair_labels"], GOOD["id_pairs"]
+    bad = pairs.astype(object)
+    bad[2, 1, 0] = complex(pairs[2, 1, 0], -1.0)
+    clf = PairClassifier(ITMLTransformer(random_state=0)).fit(pairs, labels)
+    before = state(clf)
+    for call in (lambda: PairClassifier(ITMLTransformer(random_state=0)).fit(bad, labels),
+                 lambda: clf.predict(bad), lambda: clf.decision_function(bad),
+                 lambda: clf.score(bad, labels), lambda: clf.pair_distance(bad),
+                 lambda: clf.calibrate_threshold(bad, labels)):
+        with pytest.raises(ValueError, match=r"^pairs(_valid)?: Complex data not supported; got an "
+                                             r"object array holding complex numbers, "
+                                             r"e\.g\. \(.*-1j\)\.$"):
+            call()
+    assert state(clf) == before
+    rows = GOOD["X"].astype(object)
+    rows[ids[0, 0], 1] = 2j
+    for preprocessor, where in ((rows, "preprocessor"),
+                                (lambda i: rows[np.asarray(i, dtype=int)],
+                                 "the rows the preprocessor returned for pairs")):
+        with pytest.raises(ValueError, match=rf"^PairClassifier: {where}: Complex data not "
+                                             "supported; "):
+            PairClassifier(ITMLTransformer(random_state=0),
+                           preprocessor=preprocessor).fit(ids, labels)
+    with pytest.raises(ValueError) as info:
+        clf.predict(pairs + 1j)
+    assert str(info.value) == f"Complex data not supported\n{(pairs + 1j).reshape(-1, D)}\n"
+
+
+def test_object_arrays_and_frames_of_real_numbers_fit_as_their_float_copy():
+    """The complex check reads object arrays and object columns; real numbers
+    there give the float64 copy's model, bitwise."""
+    pd = pytest.importorskip("pandas")
+    X, y = GOOD["X"], GOOD["y"]
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    frame["b"] = frame["b"].astype(object)
+    ref = ITMLTransformer(random_state=0).fit(X, y)
+    for data in (X.astype(object), X.tolist(), frame):
+        est = ITMLTransformer(random_state=0).fit(data, y)
+        np.testing.assert_array_equal(est.components_, ref.components_)
+        np.testing.assert_array_equal(est.transform(data), ref.transform(X))
 
 
 # --------------------------------------------------------------------------- #

@@ -11,8 +11,9 @@ everywhere and a bad one gets the same message:
   the wrong number of dimensions is a ValueError that names the argument;
 - :func:`check_point_tuples`: point tuples as a float64 array, complex data,
   NaN and inf refused (scikit-learn's ``check_array``: "Complex data not
-  supported", metric-learn's message; values that are not numbers get the
-  package's error naming the tuples);
+  supported", metric-learn's message; complex numbers in an object array
+  the same words naming the tuples, values that are not numbers the
+  package's error naming them);
 - :class:`Preprocessor`: identifiers to rows, through an array (integer
   indices into its rows) or a callable (any hashable identifiers: file
   names, database keys), whose output is checked against the identifiers
@@ -30,8 +31,10 @@ everywhere and a bad one gets the same message:
   "array-like" parameter check);
 - :func:`check_rows`: an array-like of numbers, before scikit-learn's
   ``validate_data`` sees it: ``None``, a dict, a set, a string, an iterator,
-  ragged rows and values that are not numbers get the package's error naming
-  the argument instead of NumPy's conversion message;
+  ragged rows and values that are not numbers (in a list, an object array
+  or a DataFrame's object columns) get the package's error naming the
+  argument instead of NumPy's conversion message, complex numbers there
+  "Complex data not supported" naming it;
 - :func:`refuse_sparse_kernel`: a precomputed kernel must be dense.
 
 The forms are metric-learn's (``preprocessor``, ``(n, 2)`` index pairs), so
@@ -48,7 +51,7 @@ from sklearn.utils.validation import check_array
 from .._utils._sklearn_compat import InvalidParameterError, is_arraylike_not_scalar
 
 __all__ = ["Preprocessor", "check_point_tuples", "check_preprocessor", "check_rows",
-           "check_tuples", "points_of", "refuse_sparse_kernel", "tuple_form",
+           "check_tuples", "complex_value", "points_of", "refuse_sparse_kernel", "tuple_form",
            "unique_identifiers"]
 
 _SINGULAR = {"pairs": "pair", "pairs_valid": "pair", "triplets": "triplet",
@@ -89,6 +92,48 @@ def _as_numbers(arr, name, owner=""):
         ) from None
 
 
+def complex_value(arr):
+    """The first complex number the object array ``arr`` holds, or ``None``
+    (``None`` for any other dtype: the scan is over object arrays only).
+
+    NumPy converts such an array to float64 with a TypeError that names
+    nothing ("float() argument must be ... not 'complex'"), and
+    scikit-learn's "Complex data not supported" reads the dtype only
+    (``dtype.kind == 'c'``), so an object array never gets it."""
+    if arr.dtype.kind != "O":
+        return None
+    return next((v for v in arr.flat if isinstance(v, (complex, np.complexfloating))),
+                None)
+
+
+def _refuse_complex(value, what, name, owner=""):
+    """The refusal of complex data held where a complex dtype does not show
+    it (``value``, one of the numbers, is not ``None``): scikit-learn's
+    wording for a complex array, naming ``name`` and where the number was."""
+    if value is not None:
+        who = f"{owner}: " if owner else ""
+        raise ValueError(
+            f"{who}{name}: Complex data not supported; got {what} holding complex "
+            f"numbers, e.g. {complex(value)!r}."
+        )
+
+
+def _object_columns(X):
+    """The columns of object dtype of a pandas DataFrame ``X`` as one object
+    array (``None`` if ``X`` is not a DataFrame or has no such column): the
+    only ones whose values NumPy's conversion may fail on."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns") or not hasattr(X, "iloc"):
+        return None
+    try:
+        columns = [k for k, dt in enumerate(dtypes) if getattr(dt, "kind", "") == "O"]
+    except TypeError:  # (a Series: one dtype, not iterable)
+        return None
+    if not columns:
+        return None
+    return np.asarray(X.iloc[:, columns].to_numpy(dtype=object))
+
+
 def check_rows(X, name="X", owner=""):
     """``X`` ready for scikit-learn's ``validate_data``, or the package's error
     naming ``name``.
@@ -97,11 +142,15 @@ def check_rows(X, name="X", owner=""):
     is looked at: ``None``, a dict, a set, a string or an iterator (a
     TypeError saying what ``X`` is), ragged rows (a ValueError), and a list,
     a tuple, or an array of objects or strings whose values are not numbers
-    (the conversion's TypeError or ValueError, naming ``X``); complex values
-    are left to ``validate_data`` ("Complex data not supported", the wording
-    scikit-learn's ``check_estimator`` asks for).  ``X`` itself is returned,
-    never a copy (``validate_data`` converts it); arrays of numbers, sparse
-    matrices, data frames and dask arrays are not read at all.
+    (the conversion's TypeError or ValueError, naming ``X``), and the object
+    columns of a DataFrame alike.  Complex numbers in a list, an object array
+    or an object column are a ValueError naming ``X`` with the wording
+    ``validate_data`` gives a complex array ("Complex data not supported",
+    which scikit-learn's ``check_estimator`` asks for; ``validate_data``
+    itself would only see a failed conversion); a complex array is left to
+    ``validate_data``.  ``X`` itself is returned, never a copy
+    (``validate_data`` converts it); arrays of numbers, sparse matrices, data
+    frames without object columns and dask arrays are not read at all.
     """
     who = f"{owner}: " if owner else ""
     if _not_an_array(X):
@@ -117,10 +166,18 @@ def check_rows(X, name="X", owner=""):
                 f"{who}{name}: the rows have unequal lengths (a ragged list); every "
                 "row must have the same number of entries."
             ) from None
+        if arr.dtype.kind == "c":  # (validate_data converts the list: a TypeError)
+            imaginary = np.flatnonzero(arr.imag)
+            _refuse_complex(arr.flat[imaginary[0] if imaginary.size else 0],
+                            f"a {type(X).__name__}", name, owner)
         check_rows(arr, name, owner)
-    elif isinstance(X, np.ndarray) and X.dtype.kind in "OUSV" and not (
-            X.dtype.kind == "O" and any(isinstance(v, complex) for v in X.flat)):
-        _as_numbers(X, name, owner)  # (complex numbers: validate_data's message)
+    elif isinstance(X, np.ndarray) and X.dtype.kind in "OUSV":
+        _refuse_complex(complex_value(X), "an object array", name, owner)
+        _as_numbers(X, name, owner)
+    elif (columns := _object_columns(X)) is not None:
+        _refuse_complex(complex_value(columns), "a DataFrame with object columns", name,
+                        owner)
+        _as_numbers(columns, name, owner)
     return X
 
 
@@ -243,7 +300,9 @@ def check_point_tuples(tuples, size, name="pairs", n_features=None):
     """Point tuples as a float64 ``(n, size, n_features)`` array.
 
     Complex data, NaN and inf are refused with scikit-learn's messages
-    (``check_array``), naming ``name``; ``n_features``, if given, must match.
+    (``check_array``), naming ``name``; complex numbers in an object array
+    (which ``check_array`` would only fail to convert) with the same wording,
+    naming ``name``; ``n_features``, if given, must match.
     """
     arr = np.asarray(tuples)
     n, t, d = arr.shape
@@ -255,9 +314,10 @@ def check_point_tuples(tuples, size, name="pairs", n_features=None):
             f"{name}: points have {d} features, but the estimator was fitted on "
             f"{n_features} features."
         )
-    if arr.dtype.kind not in "biufc" and not (arr.dtype.kind == "O" and any(
-            isinstance(v, complex) for v in arr.flat)):
-        arr = _as_numbers(arr, name)  # (complex: check_array's message, metric-learn's)
+    if arr.dtype.kind not in "biufc":
+        # (a complex array: check_array's message, metric-learn's)
+        _refuse_complex(complex_value(arr), "an object array", name)
+        arr = _as_numbers(arr, name)
     P = check_array(arr.reshape(n * t, d), dtype=np.float64, input_name=name)
     return P.reshape(n, t, d)
 
@@ -372,6 +432,9 @@ class Preprocessor:
                 f"shape {np.shape(out)} for {ids.shape[0]} identifiers of {name}; it "
                 "must return a 2-D array, one row of features per identifier."
             )
+        # (complex numbers of an object array: check_array would only fail to convert)
+        _refuse_complex(complex_value(np.asarray(out)), "an object array",
+                        f"the rows the preprocessor returned for {name}", self.owner)
         try:
             out = check_array(out, dtype=np.float64, input_name=f"preprocessor({name})")
         except ValueError as exc:

@@ -28,7 +28,7 @@ import copy
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._data._inputs import check_tuples
+from .._data._inputs import check_tuples, complex_value
 
 __all__ = ["MahalanobisMixin", "MetricMixin", "check_metric_point"]
 
@@ -43,7 +43,7 @@ def check_metric_point(u, name, n_features, owner):
             f"{arr.shape}. For many points use pair_distance, or transform and a "
             "pairwise distance."
         )
-    if arr.dtype.kind == "c":
+    if arr.dtype.kind == "c" or complex_value(arr) is not None:
         raise ValueError(f"{owner}.get_metric(): complex data is not supported ({name}).")
     try:
         arr = arr.astype(np.float64)
