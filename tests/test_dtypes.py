@@ -87,3 +87,53 @@ def test_dask_float32_blocks_are_float32(wine):
     computed = Z.compute()
     assert computed.dtype == np.float32
     assert np.allclose(computed, est.transform(X), rtol=0, atol=1e-5 * np.abs(computed).max())
+
+
+def _frames(X32):
+    """DataFrames of the float32 data, and scikit-learn's dtype for each
+    (check_array's: the np.result_type of the columns' NumPy dtypes; float64
+    when a column has a pandas extension dtype)."""
+    pd = pytest.importorskip("pandas")
+    columns = [f"f{k}" for k in range(X32.shape[1])]
+    df = pd.DataFrame(X32, columns=columns)
+    return {
+        "float32": (df, np.float32),
+        "float32_and_int8": (df.astype({"f0": np.int8}), np.float32),
+        "float32_and_bool": (df.assign(f0=df["f0"] > 0), np.float32),
+        "float32_and_float64": (df.astype({"f0": np.float64}), np.float64),
+        "float32_and_int64": (df.astype({"f0": np.int64}), np.float64),
+        "extension_Float32": (df.astype("Float32"), np.float64),
+        "float64": (df.astype(np.float64), np.float64),
+        # (a column named "dtype": X.dtype is that column, not a dtype)
+        "float32_column_named_dtype": (df.rename(columns={"f0": "dtype"}), np.float32),
+    }
+
+
+FRAMES = ["float32", "float32_and_int8", "float32_and_bool", "float32_and_float64",
+          "float32_and_int64", "extension_Float32", "float64", "float32_column_named_dtype"]
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+@pytest.mark.parametrize("est", TRANSFORMERS, ids=IDS)
+def test_a_float32_dataframe_gives_float32_as_pca_does(est, frame, wine):
+    """A DataFrame has no ``dtype``: its float32 data came back float64 (the
+    float32 ndarray and CSR matrix gave float32). The output dtype is now
+    scikit-learn's ``PCA``'s for the same frame (the oracle), through
+    ``transform``, ``fit_transform`` and ``set_output(transform='pandas')``,
+    and the values are those of the frame's float64 copy, rounded (bitwise:
+    the engine computes in float64 either way)."""
+    from sklearn.decomposition import PCA
+
+    X, y = wine
+    X32 = X.astype(np.float32)
+    df, expected = _frames(X32)[frame]
+    assert PCA(2).fit(df).transform(df).dtype == expected  # the oracle agrees
+    fitted = clone(est).fit(df, y)
+    Z = fitted.transform(df)
+    assert Z.dtype == expected
+    assert np.asarray(clone(est).fit_transform(df, y)).dtype == expected
+    out = clone(est).set_output(transform="pandas").fit(df, y).transform(df)
+    assert set(out.dtypes) == {np.dtype(expected)}
+    df64 = df.astype(np.float64)
+    np.testing.assert_array_equal(
+        Z, clone(est).fit(df64, y).transform(df64).astype(expected))

@@ -69,8 +69,25 @@ def output_dtype(X):
     """The dtype of what ``transform`` (or ``fit_transform``) returns for ``X``:
     float32 for float32 data, as scikit-learn's transformers keep it (the
     ``preserves_dtype`` tag), float64 for anything else (the engine computes in
-    float64 either way)."""
-    return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
+    float64 either way).
+
+    The data's dtype is the one scikit-learn's ``check_array`` reads: ``X.dtype``
+    for an array (dense, sparse, dask); for a DataFrame, which has one dtype
+    per column, their ``np.result_type`` when every column has a NumPy dtype
+    (float32 columns, or float32 beside int8 / bool / float16 ones, are
+    float32 data; beside a float64 or int64 column, float64), none when a
+    column has a pandas extension dtype (``'Float32'``, sparse): float64, as
+    ``PCA`` returns for the same frames.
+    """
+    dtype = getattr(X, "dtype", None)
+    if not isinstance(dtype, np.dtype):  # (a column named "dtype" is not one)
+        dtype = None
+        dtypes = getattr(X, "dtypes", None)
+        if dtypes is not None and hasattr(X, "columns"):
+            dtypes = list(dtypes)
+            if dtypes and all(isinstance(d, np.dtype) for d in dtypes):
+                dtype = np.result_type(*dtypes)
+    return np.float32 if dtype == np.float32 else np.float64
 
 
 def enter(estimator, X, y=None, *, reset, fitting=None, check_y=None, **check):
