@@ -21,6 +21,7 @@ from sklearn.pipeline import Pipeline
 
 import sklearn_bregman
 from sklearn_bregman import (
+    CSIDecomposition,
     DefiniteBoost,
     ITMLTransformer,
     KernelKMeans,
@@ -29,6 +30,7 @@ from sklearn_bregman import (
     PairClassifier,
     QuadrupletClassifier,
     SKLRClusterer,
+    TripletClassifier,
     VonNeumannKernelLearner,
 )
 from sklearn_bregman._utils._warnings import SklearnBregmanWarning, find_stack_level, warn
@@ -244,3 +246,173 @@ def test_no_stacklevel_is_counted_by_hand():
                       for n in ast.walk(tree) if isinstance(n, ast.arg)
                       and n.arg == "stacklevel"]
     assert not offenders
+
+
+# -- scikit-learn's feature-name check ------------------------------------------------
+
+
+def _frame(A, columns=("a", "b", "c", "d")):
+    import pandas as pd
+
+    return pd.DataFrame(A, columns=list(columns))
+
+
+def _sklearn_message(fit_on, call_on, name):
+    """scikit-learn's own message for the mismatch (the oracle), from its
+    StandardScaler, with ``name`` in place of the class."""
+    from sklearn.preprocessing import StandardScaler
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        StandardScaler().fit(fit_on).transform(call_on)
+    (w,) = caught
+    return str(w.message).replace("StandardScaler", name)
+
+
+def _name_warnings(caught):
+    return [w for w in caught if "feature names" in str(w.message)]
+
+
+NAMED = {
+    "ITMLTransformer": lambda: ITMLTransformer(n_constraints=40, random_state=0),
+    "LogDetKernelLearner": lambda: LogDetKernelLearner(kernel="rbf", rank=6,
+                                                       n_constraints=40, random_state=0),
+    "VonNeumannKernelLearner": lambda: VonNeumannKernelLearner(kernel="rbf", rank=6,
+                                                               n_constraints=40,
+                                                               random_state=0),
+    "DefiniteBoost": lambda: DefiniteBoost(kernel="rbf", rank=6, n_constraints=40,
+                                           random_state=0),
+    "SKLRClusterer": lambda: SKLRClusterer(3, n_triplets=30, n_init=1, random_state=0),
+    "CSIDecomposition": lambda: CSIDecomposition(rank=3, random_state=0),
+    "KernelKMeans": lambda: KernelKMeans(3, n_init=1, random_state=0),
+}
+
+
+def _fitted_quietly(name, data):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return NAMED[name]().fit(data, Y)
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_the_feature_name_warnings_point_at_the_users_line(name):
+    """scikit-learn's "X does not have valid feature names, but ... was fitted
+    with feature names" (and the reverse) came from
+    sklearn/utils/validation.py: now from the user's line, in scikit-learn's
+    words (the oracle: its StandardScaler's), a UserWarning that a filter on
+    the message still catches."""
+    pytest.importorskip("pandas")
+    df = _frame(X)
+    for fit_on, call_on in ((df, X[:5]), (X, df[:5])):
+        est = _fitted_quietly(name, fit_on)
+        method = est.transform if hasattr(est, "transform") else est.predict
+        caught = _name_warnings(_record(lambda m=method, c=call_on: m(c)))
+        assert len(caught) == 1, [str(w.message) for w in caught]
+        (w,) = caught
+        assert str(w.message) == _sklearn_message(fit_on, call_on, name)
+        assert w.filename == __file__, (w.filename, w.lineno)
+        assert issubclass(w.category, UserWarning)
+        with warnings.catch_warnings(record=True) as quiet:
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", message="X (does not have valid|has) feature "
+                                    "names", category=UserWarning)
+            method(call_on)
+        assert not _name_warnings(quiet)
+    # matching names, and no names on either side: no warning
+    est = _fitted_quietly(name, df)
+    method = est.transform if hasattr(est, "transform") else est.predict
+    assert not _name_warnings(_record(lambda: method(df[:5])))
+
+
+@pytest.mark.parametrize("name", ["ITMLTransformer", "LogDetKernelLearner",
+                                  "VonNeumannKernelLearner", "DefiniteBoost",
+                                  "SKLRClusterer"])
+def test_the_metric_surface_checks_no_names_on_rows_it_forms(name):
+    """``pair_distance`` on a 3-D array of point pairs warned "X does not have
+    valid feature names" about an X the user never passed (the pairs
+    reshaped to rows), which no 3-D array can avoid: the names check is for
+    the user's own X."""
+    pytest.importorskip("pandas")
+    est = _fitted_quietly(name, _frame(X))
+    P = np.stack([X[:6], X[6:12]], axis=1)
+    for call in (lambda: est.pair_distance(P), lambda: est.pair_score(P),
+                 lambda: est.get_metric()(X[0], X[1])):
+        assert not _name_warnings(_record(call))
+    # the user's own X is still checked, after a tuple call as before it
+    caught = _name_warnings(_record(lambda: est.transform(X[:3])))
+    assert len(caught) == 1 and caught[0].filename == __file__
+
+
+def _tuple_classifiers():
+    pc = pairs_from_labels(Y, 60, random_state=0)
+    pairs, signs = np.column_stack([pc.i, pc.j]), pc.sign
+    triplets = np.asarray(triplets_from_labels(Y, 40, random_state=0))
+    return [
+        (PairClassifier, lambda: ITMLTransformer(random_state=0), pairs, signs),
+        (TripletClassifier, lambda: LogDetKernelLearner(kernel="linear", random_state=0),
+         triplets, None),
+        (QuadrupletClassifier, lambda: LogDetKernelLearner(kernel="linear", random_state=0),
+         _quadruplets(), None),
+    ]
+
+
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["pairs", "triplets", "quadruplets"])
+def test_a_dataframe_preprocessor_gives_its_feature_names(index):
+    """PairClassifier(..., preprocessor=DataFrame) then transform(df) warned
+    "X has feature names, but ITMLTransformer was fitted without feature
+    names" from validation.py: the frame's rows were fitted as an array.
+    Now, as scikit-learn sets ``feature_names_in_`` from the data that
+    carries the features at fit (here the preprocessor, the tuples being
+    identifiers into it), the learner is fitted on the frame: it and the
+    classifier have its names, ``transform`` of the frame (or of
+    identifiers) is quiet, an ndarray warns at the user's line, other names
+    are scikit-learn's ValueError. The model is the array preprocessor's,
+    bitwise. Tuple methods (point tuples or identifiers) never warn."""
+    pytest.importorskip("pandas")
+    cls, learner, tuples, labels = _tuple_classifiers()[index]
+    df = _frame(X)
+
+    def fit(preprocessor):
+        clf = cls(learner(), preprocessor=preprocessor)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return clf.fit(tuples, labels) if labels is not None else clf.fit(tuples)
+
+    clf, ref = fit(df), fit(X)
+    assert list(clf.feature_names_in_) == list("abcd")
+    assert list(clf.estimator_.feature_names_in_) == list("abcd")
+    np.testing.assert_array_equal(clf.components_, ref.components_)
+    for call in (lambda: clf.transform(df), lambda: clf.transform(np.arange(5)),
+                 lambda: clf.predict(tuples), lambda: clf.decision_function(tuples),
+                 lambda: clf.predict(X[tuples]), lambda: clf.pair_distance(X[tuples[:, :2]])):
+        assert not _name_warnings(_record(call))
+    np.testing.assert_array_equal(clf.transform(df), ref.transform(X))
+    caught = _name_warnings(_record(lambda: clf.transform(X[:4])))
+    assert len(caught) == 1 and caught[0].filename == __file__
+    assert str(caught[0].message) == _sklearn_message(df, X[:4],
+                                                      type(clf.estimator_).__name__)
+    with pytest.raises(ValueError, match="feature names should match"):
+        clf.transform(df.rename(columns={"a": "z"}))
+    # a refit through an array forgets the names
+    clf.set_params(preprocessor=X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(tuples, labels) if labels is not None else clf.fit(tuples)
+    assert not hasattr(clf, "feature_names_in_")
+
+
+def test_a_learner_fitted_through_a_dataframe_preprocessor_has_its_names():
+    """The same for a learner's own ``preprocessor`` (``fit`` on identifiers)."""
+    pytest.importorskip("pandas")
+    df = _frame(X)
+    est = ITMLTransformer(n_constraints=40, random_state=0, preprocessor=df)
+    est.fit(np.arange(len(X)), Y)
+    ref = ITMLTransformer(n_constraints=40, random_state=0, preprocessor=X)
+    ref.fit(np.arange(len(X)), Y)
+    assert list(est.feature_names_in_) == list("abcd")
+    np.testing.assert_array_equal(est.components_, ref.components_)
+    for call in (lambda: est.transform(df), lambda: est.transform(np.arange(3)),
+                 lambda: est.pair_distance(np.array([[0, 1], [2, 3]]))):
+        assert not _name_warnings(_record(call))
+    caught = _name_warnings(_record(lambda: est.transform(X)))
+    assert len(caught) == 1 and caught[0].filename == __file__

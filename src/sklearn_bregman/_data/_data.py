@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.cluster import KMeans
 from sklearn.utils.extmath import row_norms
-from sklearn.utils.validation import check_memory, validate_data
+from sklearn.utils.validation import check_memory
 
 from .._constraints._labels import LabelIndex, check_labels
 from .._engine import max_squared_norm
@@ -49,7 +49,7 @@ from .._factors._factors import (
     orthonormal_basis,
 )
 from .._factors._kernels import kernel_source
-from .._utils._warnings import fit_kmeans
+from .._utils._warnings import fit_kmeans, validate_data
 from ._dask import DaskRows, check_dask_array, check_finite_chunks, is_dask_array
 from ._inputs import points_of
 

@@ -351,6 +351,14 @@ class Preprocessor:
         one per identifier, as a 2-D array.
     owner : str
         The estimator's name, for messages.
+
+    Notes
+    -----
+    A pandas DataFrame's column names are the names of its points'
+    features: :attr:`points` and :meth:`named_rows` give its rows as a
+    DataFrame, so that ``validate_data`` sets them as the ``feature_names_in_``
+    of an estimator fitted through it (as if fitted on the frame itself) and
+    checks them at its later calls.
     """
 
     def __init__(self, preprocessor, owner):
@@ -360,6 +368,7 @@ class Preprocessor:
             raise ValueError(f"{owner}: identifiers of points need a preprocessor; got "
                              "preprocessor=None.")
         self.callable = callable(preprocessor) and not is_arraylike_not_scalar(preprocessor)
+        self.frame = None
         if self.callable:
             self.function, self.array = preprocessor, None
         else:
@@ -373,11 +382,20 @@ class Preprocessor:
                                      "supported.")
             self.array = check_array(preprocessor, dtype=np.float64,
                                      accept_sparse="csr", input_name="preprocessor")
+            if hasattr(preprocessor, "iloc") and hasattr(preprocessor, "columns"):
+                self.frame = preprocessor  # (a pandas DataFrame: its names, Notes)
 
     @property
     def n_samples(self):
         """Rows of the array preprocessor (``None`` for a callable)."""
         return None if self.array is None else self.array.shape[0]
+
+    @property
+    def points(self):
+        """Every point of an array preprocessor, for an estimator to be
+        fitted on: the DataFrame itself (its names, Notes), or the checked
+        array."""
+        return self.array if self.frame is None else self.frame
 
     def identifiers(self, ids, name):
         """``ids`` checked: integer indices in range for an array (integral
@@ -450,6 +468,14 @@ class Preprocessor:
             )
         return out
 
+    def named_rows(self, ids, name):
+        """The rows of the 1-D identifiers ``ids`` (checked), for an
+        estimator to validate: of a DataFrame preprocessor, as a DataFrame
+        (its names, Notes); :meth:`rows` otherwise."""
+        if self.frame is None:
+            return self.rows(ids, name)
+        return self.frame.iloc[self.identifiers(ids, name)]
+
     def tuple_rows(self, tuples, name):
         """Identifier tuples ``(n, t)`` as points ``(n, t, n_features)``
         (each distinct identifier looked up once)."""
@@ -488,7 +514,9 @@ def points_of(estimator, X, name="X", *, fitting=False):
     until the next fit).  A 2-D ``X`` is points, with or without a
     preprocessor (metric-learn's convention); a 1-D ``X`` without a
     preprocessor is left to the usual checks (scikit-learn's "Expected 2D
-    array" error).  Anything else is :func:`check_rows`'s (values that are
+    array" error).  The rows of a DataFrame preprocessor are a DataFrame
+    (:meth:`Preprocessor.named_rows`): the estimator has its feature names.
+    Anything else is :func:`check_rows`'s (values that are
     not numbers get the package's error naming ``name``), and a fitting call
     checks the ``preprocessor`` parameter first (:func:`check_preprocessor`),
     whether ``X`` is identifiers or points.
@@ -500,4 +528,4 @@ def points_of(estimator, X, name="X", *, fitting=False):
     if (preprocessor is None or isinstance(X, Integral) or _not_an_array(X)
             or len(_shape(X, name)) != 1):
         return check_rows(X, name, owner)
-    return Preprocessor(preprocessor, owner).rows(X, name)
+    return Preprocessor(preprocessor, owner).named_rows(X, name)

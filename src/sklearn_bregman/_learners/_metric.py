@@ -29,6 +29,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from .._data._inputs import check_tuples, complex_value
+from .._utils._warnings import formed_rows
 
 __all__ = ["MahalanobisMixin", "MetricMixin", "check_metric_point"]
 
@@ -77,7 +78,8 @@ class MetricMixin:
         P = check_tuples(tuples, size, getattr(self, "preprocessor_", None), name=name,
                          owner=type(self).__name__, n_features=self.n_features_in_)
         n, t, d = P.shape
-        return self.transform(P.reshape(n * t, d)).reshape(n, t, -1)
+        with formed_rows():  # (rows of tuples: no feature names to check)
+            return self.transform(P.reshape(n * t, d)).reshape(n, t, -1)
 
     def _pair_sqdist(self, pairs, name="pairs"):
         Z = self._tuple_coordinates(pairs, 2, name)
@@ -159,7 +161,8 @@ class MetricMixin:
             """
             u = check_metric_point(u, "u", n_features, owner)
             v = check_metric_point(v, "v", n_features, owner)
-            Z = point_map(np.vstack([u, v]))
+            with formed_rows():  # (two 1-D points: no feature names to check)
+                Z = point_map(np.vstack([u, v]))
             sq = float(((Z[0] - Z[1]) ** 2).sum())
             return sq if squared else float(np.sqrt(sq))
 

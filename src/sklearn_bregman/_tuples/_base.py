@@ -29,7 +29,7 @@ from .._learners._base import learns_from, same_value
 from .._learners._metric import MetricMixin
 from .._utils._sklearn_compat import InvalidParameterError
 from .._utils._state import TransactionalMixin
-from .._utils._warnings import column_or_1d
+from .._utils._warnings import column_or_1d, formed_rows
 
 __all__ = ["ComparisonMixin", "TupleMetaEstimator", "check_sample_weight", "check_tuple_labels",
            "inner_streams", "unique_points"]
@@ -240,7 +240,8 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
 
         Point tuples: identical points are one sample (``np.unique`` on the
         rows).  Identifiers into an array: the whole array (points in no
-        tuple still shape the initial kernel).  Into a callable: the points
+        tuple still shape the initial kernel; a DataFrame as it is, so that
+        the learner has its feature names).  Into a callable: the points
         the tuples use, each distinct identifier looked up once, then as
         point tuples (``np.unique`` on the rows), so that the same tuples
         given as points or through a callable fit the same model (the
@@ -253,8 +254,8 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
             return unique_points(P.reshape(-1, P.shape[2]), t)
         pre = Preprocessor(self.preprocessor, type(self).__name__)
         ids = pre.identifiers(tuples, name)
-        if not pre.callable:
-            X, rows = pre.array, ids
+        if not pre.callable:  # (a DataFrame as it is: the learner has its names)
+            X, rows = pre.points, ids
         else:
             used, inverse = unique_identifiers(ids.reshape(-1))
             X, rows = unique_points(pre.rows(used, name)[inverse], t)
@@ -278,12 +279,15 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
         return None
 
     def _tuple_coordinates(self, tuples, size, name):
-        """The tuples' points through the learned map, (n, size, r)."""
+        """The tuples' points through the learned map, (n, size, r) (rows
+        the package forms: the inner learner checks no feature names on
+        them)."""
         check_is_fitted(self)
         if tuple_form(tuples, size, name, self.preprocessor_) == "points":
             P = check_point_tuples(tuples, size, name, self.n_features_in_)
             n, t, d = P.shape
-            return self.estimator_.transform(P.reshape(n * t, d)).reshape(n, t, -1)
+            with formed_rows():
+                return self.estimator_.transform(P.reshape(n * t, d)).reshape(n, t, -1)
         pre = Preprocessor(self.preprocessor_, type(self).__name__)
         ids = pre.identifiers(tuples, name)
         if self._embedding is not None and not pre.callable:
@@ -296,7 +300,8 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
                 f"{rows.shape[1]} features for the identifiers of {name}, but the "
                 f"estimator was fitted on {self.n_features_in_} features."
             )
-        Z = self.estimator_.transform(rows)
+        with formed_rows():
+            Z = self.estimator_.transform(rows)
         return Z[inverse].reshape(ids.shape[0], size, -1)
 
     def _mapped(self, tuples):
@@ -331,7 +336,8 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
         """The fitted attributes of a call that fitted the inner learner
         ``est`` on ``X`` (set together, by the caller, when it succeeds):
         ``components_`` of a linear inner map, as metric-learn's pair and
-        triplet learners have it."""
+        triplet learners have it; ``feature_names_in_``, the inner
+        learner's."""
         fitted = {"estimator_": est, "n_features_in_": X.shape[1], "classes_": classes,
                   "preprocessor_": self.preprocessor,
                   "_embedding": self._embedding_of(est, tuples, X),
@@ -339,13 +345,17 @@ class TupleMetaEstimator(TransactionalMixin, MetricMixin, MetaEstimatorMixin, Cl
                   "_inner_params": self.estimator.get_params(deep=False)}
         if hasattr(est, "get_mahalanobis_matrix"):
             fitted["components_"] = est.components_
+        if hasattr(est, "feature_names_in_"):  # (a DataFrame preprocessor's names)
+            fitted["feature_names_in_"] = est.feature_names_in_
         return fitted
 
     def _set_fitted(self, fitted):
         """Set the attributes of :meth:`_fitted` (``components_`` is removed
-        when the new inner map is not linear)."""
-        if "components_" not in fitted:
-            self.__dict__.pop("components_", None)
+        when the new inner map is not linear, ``feature_names_in_`` when the
+        new points have no names)."""
+        for optional in ("components_", "feature_names_in_"):
+            if optional not in fitted:
+                self.__dict__.pop(optional, None)
         for attribute, value in fitted.items():
             setattr(self, attribute, value)
 

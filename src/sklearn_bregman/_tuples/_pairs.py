@@ -163,6 +163,11 @@ class PairClassifier(TupleMetaEstimator):
         ``fit`` changes nothing until the next fit).
     n_features_in_ : int
         Features of a point.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        The column names of a DataFrame ``preprocessor`` (when they are all
+        strings), the inner learner's: it was fitted on the frame, and
+        checks them at ``transform``.  Not set otherwise (points as tuples
+        carry no names).
 
     Examples
     --------

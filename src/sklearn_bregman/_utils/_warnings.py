@@ -18,7 +18,10 @@ libraries (``filterwarnings = error::sklearn_bregman.SklearnBregmanWarning``
 is the configuration of this package's own tests).
 """
 
+import contextlib
+import contextvars
 import os
+import re
 import sys
 import warnings
 
@@ -26,7 +29,8 @@ import joblib
 import numpy as np
 import sklearn
 
-__all__ = ["SklearnBregmanWarning", "column_or_1d", "find_stack_level", "fit_kmeans", "warn"]
+__all__ = ["SklearnBregmanWarning", "column_or_1d", "find_stack_level", "fit_kmeans",
+           "formed_rows", "validate_data", "warn"]
 
 
 class SklearnBregmanWarning(Warning):
@@ -165,3 +169,67 @@ def fit_kmeans(km, X, sample_weight=None):
              f"({km.n_clusters}). Possibly due to duplicate points in X.",
              ConvergenceWarning)
     return km
+
+
+#: The two warnings of scikit-learn's feature-name check (``validate_data``
+#: after ``fit``): the data have no names but the fit's had, or the reverse.
+_FEATURE_NAMES = r"X (does not have valid feature names|has feature names), but "
+
+#: Whether the data ``validate_data`` is given are the user's (their names
+#: are checked) or rows the package formed itself (:func:`formed_rows`).
+_USERS_ROWS = contextvars.ContextVar("users_rows", default=True)
+
+
+@contextlib.contextmanager
+def formed_rows():
+    """The data validated in this block are rows the package formed itself:
+    the points of tuples reshaped to rows (``pair_distance``, ``predict`` of
+    the tuple classifiers, ...), two 1-D points stacked (``get_metric``).
+    They cannot carry feature names and the user cannot give them any, so
+    scikit-learn's feature-name check does not apply to them (the user's own
+    ``X`` is checked at its own call)."""
+    token = _USERS_ROWS.set(False)
+    try:
+        yield
+    finally:
+        _USERS_ROWS.reset(token)
+
+
+def validate_data(estimator, *args, **kwargs):
+    """scikit-learn's ``validate_data``, with its warnings about feature
+    names ("X does not have valid feature names, but ... was fitted with
+    feature names", "X has feature names, but ... was fitted without feature
+    names") raised at the user's line instead of scikit-learn's, in
+    scikit-learn's words (a filter on them still matches), and not at all
+    for rows the package formed (:func:`formed_rows`).
+
+    scikit-learn checks the names first, before the data; its warning is
+    made an error there, so that its message is caught and validation runs
+    again with it ignored (the names check is O(n_features)); every other
+    warning is left to the filters in force.
+
+    Parameters
+    ----------
+    estimator : estimator
+    *args, **kwargs
+        ``validate_data``'s.
+
+    Returns
+    -------
+    The result of ``validate_data``.
+    """
+    from sklearn.utils.validation import validate_data as _validate_data
+
+    users = _USERS_ROWS.get()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error" if users else "ignore", _FEATURE_NAMES, UserWarning)
+        try:
+            return _validate_data(estimator, *args, **kwargs)
+        except UserWarning as w:
+            if not re.match(_FEATURE_NAMES, str(w)):
+                raise
+            message = str(w)
+    warn(message)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", _FEATURE_NAMES, UserWarning)
+        return _validate_data(estimator, *args, **kwargs)
