@@ -12,7 +12,7 @@ from sklearn_bregman._engine._definiteboost_steps import (
     meg_steps,
 )
 
-from sklearn_bregman import DefiniteBoost, PairConstraints
+from sklearn_bregman import DefiniteBoost, PairClassifier, PairConstraints
 from sklearn_bregman._engine import definiteboost
 from tests.oracles import definiteboost_step_reference, meg_step_reference
 
@@ -214,6 +214,31 @@ def test_identity_init_is_transductive(iris):
     assert np.allclose(pc.bound[pc.sign > 0], 0.75 * 2 / 45)
     with pytest.raises(ValueError, match="transductive"):
         db.transform(X)
+
+
+def test_identity_init_refuses_every_map_with_its_own_message(iris):
+    # the metric surface of a transductive fit: get_metric refuses at once
+    # (its function could map no point), as transform, pair_distance,
+    # pair_score and learned_kernel do, with the package's message; a
+    # PairClassifier around it hands out the inner learner's refusal
+    X, y = iris
+    db = DefiniteBoost(init="identity", n_constraints=40, random_state=0).fit(X, y)
+    pairs = X[np.array([[0, 1], [0, 60]])]
+    calls = [lambda: db.get_metric(), lambda: db.transform(X[:2]),
+             lambda: db.pair_distance(pairs), lambda: db.pair_score(pairs),
+             lambda: db.learned_kernel(X[:2])]
+    for call in calls:
+        with pytest.raises(ValueError, match=r"DefiniteBoost\(init='identity'\) is "
+                                             "transductive"):
+            call()
+    assert not hasattr(db, "get_mahalanobis_matrix")
+    ids = np.array([[0, 1], [0, 60], [50, 51], [100, 10]] * 5)
+    signs = np.array([1, -1, 1, -1] * 5)
+    clf = PairClassifier(DefiniteBoost(init="identity", random_state=0),
+                         preprocessor=X).fit(ids, signs)
+    assert clf.score(ids, signs) >= 0.5  # (identifiers: read off embedding_)
+    with pytest.raises(ValueError, match="transductive"):
+        clf.get_metric()
 
 
 def test_constraint_validation(iris):

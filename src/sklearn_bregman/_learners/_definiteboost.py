@@ -597,6 +597,19 @@ class DefiniteBoost(FactorLearner):
             Coordinates whose inner products are the learned kernel.
         """
         check_is_fitted(self)
+        self._refuse_transductive()
+        return super().transform(X)
+
+    def _point_map(self):
+        # get_metric's map: refused at once with init='identity' (the
+        # function it would return could map no point)
+        self._refuse_transductive()
+        return super()._point_map()
+
+    def _refuse_transductive(self):
+        """A ValueError when the fitted model maps no new point (``init='identity'``:
+        ``transform``, ``pair_distance``, ``pair_score``, ``learned_kernel``
+        and ``get_metric`` all need the map)."""
         if self.factor_ is None:  # (fitted with init='identity')
             raise ValueError(
                 "DefiniteBoost(init='identity') is transductive: the identity kernel gives "
@@ -604,7 +617,6 @@ class DefiniteBoost(FactorLearner):
                 "be mapped. Use embedding_ (or fit_transform) for the training points, or "
                 "init='kernel' to map new points through the initial factor."
             )
-        return super().transform(X)
 
     def fit_transform(self, X, y=None, **fit_params):
         """Fit, then return the training embedding ``embedding_``.
