@@ -243,6 +243,140 @@ def test_every_public_estimator_has_a_failing_call():
 
 
 # --------------------------------------------------------------------------
+# A call that raises draws nothing from the user's random state
+# --------------------------------------------------------------------------
+
+def _picky_rbf(a, b):
+    """An rbf kernel that refuses to pair the marked point (first coordinate
+    100) with another: met only once pivots are drawn (the diagonal, a point
+    with itself, comes first)."""
+    if (a[0] == 100.0 or b[0] == 100.0) and not np.array_equal(a, b):
+        raise ValueError("the marked point")
+    return float(np.exp(-((a - b) ** 2).sum()))
+
+
+class _CSIRefusingAfterFit(CSIDecomposition):
+    """A fit_transform that raises after its fit succeeded (and drew): CSI's
+    own fit fails before its draws or not at all.  The class's fit_transform
+    is all or nothing (TransactionalMixin), as a transform that raises would
+    make it."""
+
+    def fit_transform(self, X, y=None):
+        self.fit(X, y)
+        raise ValueError("refused after fit")
+
+
+#: the marked point among iris's first 30
+X_MARKED = np.vstack([X[:30], [[100.0, 0.0, 0.0, 0.0]]])
+#: points whose CSI gains tie (CSI draws among the ties)
+X_TIES, Y_TIES = np.repeat(2 * np.eye(4), 5, axis=0), np.repeat([0, 1, 0, 1], 5)
+
+
+def _rpcholesky(cls, **params):
+    return lambda rs: cls(kernel="rbf", rank=8, low_rank="rpcholesky", n_constraints=40,
+                          random_state=rs, **params)
+
+
+def _fit(*args):
+    return lambda est: est.fit(*args)
+
+
+def _first_batch(*args):
+    return lambda est: est.partial_fit(*args)
+
+
+#: id -> (make(random_state), a call that raises after drawing, a call that succeeds)
+DRAWING_FAILURES = {
+    "LogDet fit, one class": (_rpcholesky(LogDetKernelLearner), _fit(X, ONE_CLASS),
+                              _fit(X, Y)),
+    "LogDet stream's first call, one class": (
+        _rpcholesky(LogDetKernelLearner), _first_batch(X, ONE_CLASS), _batch(0)),
+    "LogDet relative rows, one class": (
+        _rpcholesky(LogDetKernelLearner, label_constraints="relative"),
+        _fit(X, ONE_CLASS), _fit(X, Y)),
+    "von Neumann fit, one class": (_rpcholesky(VonNeumannKernelLearner),
+                                   _fit(X, ONE_CLASS), _fit(X, Y)),
+    "von Neumann stream's first call, one class": (
+        _rpcholesky(VonNeumannKernelLearner), _first_batch(X, ONE_CLASS), _batch(0)),
+    "DefiniteBoost fit, one class": (_rpcholesky(DefiniteBoost), _fit(X, ONE_CLASS),
+                                     _fit(X, Y)),
+    "DefiniteBoost stream's first call, one class": (
+        _rpcholesky(DefiniteBoost), _first_batch(X, ONE_CLASS), _batch(0)),
+    "ITML fit, random prior, one class": (
+        lambda rs: ITMLTransformer(prior="random", n_constraints=40, random_state=rs),
+        _fit(X, ONE_CLASS), _fit(X, Y)),
+    "ITML stream's first call, random prior, one class": (
+        lambda rs: ITMLTransformer(prior="random", n_constraints=40, random_state=rs),
+        _first_batch(X, ONE_CLASS), _batch(0)),
+    "SKLR fit, kernel values overflow": (
+        lambda rs: SKLRClusterer(3, kernel="linear", n_triplets=40, random_state=rs),
+        _fit(X * 1e160, Y), _fit(X, Y)),
+    "KernelKMeans fit, the kernel raises": (
+        lambda rs: KernelKMeans(3, kernel=_picky_rbf, rank=8, low_rank="rpcholesky",
+                                random_state=rs),
+        _fit(X_MARKED), _fit(X[:30])),
+    "CSI fit_transform, raises after fit": (
+        lambda rs: _CSIRefusingAfterFit(kernel="rbf", rank=4, random_state=rs),
+        lambda est: est.fit_transform(X_TIES, Y_TIES), _fit(X_TIES, Y_TIES)),
+}
+
+
+#: NumPy's global RandomState, which random_state=None draws from
+GLOBAL = np.random.mtrand._rand
+
+
+def _generator_state(random_state):
+    """The state of the generator ``random_state`` draws from (NumPy's global
+    one for None), comparable with ``==``."""
+    state = (random_state or GLOBAL).get_state()
+    return (state[0], state[1].tobytes(), *state[2:])
+
+
+@pytest.mark.parametrize("random_state", ["RandomState(0)", "None"])
+@pytest.mark.parametrize("case", sorted(DRAWING_FAILURES))
+def test_a_call_that_raises_draws_nothing_from_the_users_random_state(case, random_state):
+    """A call that raises after drawing (pivots, pairs, a prior, triplets,
+    a sketch) leaves the user's RandomState (or NumPy's global one) where it
+    was, so that the estimator's pickle, the generator's state and the next
+    call's result are those of an estimator that never made the failed
+    call; the call that succeeds consumes the generator, as scikit-learn's
+    estimators do."""
+    make, fail, succeed = DRAWING_FAILURES[case]
+    saved = GLOBAL.get_state()
+    try:
+        ends = []
+        for failed_first in (True, False):
+            GLOBAL.seed(0)
+            rs = np.random.RandomState(0) if random_state != "None" else None
+            est, start = make(rs), _generator_state(rs)
+            if failed_first:
+                before = _snapshot(est)
+                with pytest.raises(ValueError):
+                    fail(est)
+                assert _snapshot(est) == before, case
+                assert _generator_state(rs) == start, case
+            succeed(est)
+            assert _generator_state(rs) != start  # (consumed on success)
+            ends.append((_snapshot(est), _generator_state(rs), _answers(est)))
+        (pickled, state, answers), (pickled_clean, state_clean, answers_clean) = ends
+        assert state == state_clean
+        assert pickled == pickled_clean
+        for a, b in zip(answers, answers_clean, strict=True):
+            np.testing.assert_array_equal(a, b)
+    finally:
+        GLOBAL.set_state(saved)
+
+
+def test_every_estimator_with_a_random_state_has_a_drawing_failure():
+    names = {n for n in sklearn_bregman.__all__
+             if "random_state" in getattr(getattr(sklearn_bregman, n), "_get_param_names",
+                                          lambda: ())()}
+    covered = {type(make(None)).__name__.replace("_CSIRefusingAfterFit", "CSIDecomposition")
+               for make, _, _ in DRAWING_FAILURES.values()}
+    assert names and names <= covered, sorted(names - covered)
+
+
+# --------------------------------------------------------------------------
 # A stream continues as if a refused call had not been made
 # --------------------------------------------------------------------------
 

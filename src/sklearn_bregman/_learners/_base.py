@@ -28,7 +28,7 @@ from .._data._inputs import refuse_sparse_kernel
 from .._engine import max_squared_norm
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .._utils._sklearn_compat import HasMethods, Interval, StrOptions
-from .._utils._state import TransactionalMixin
+from .._utils._state import TransactionalMixin, call_random_state
 from ._metric import MetricMixin, linear_point_map, mahalanobis_matrix
 
 #: Parameter constraints common to every learner driven by pair constraints
@@ -248,7 +248,8 @@ class FactorLearner(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
         """
         factor, G = rows.low_rank_factor(
             y, self.kernel, self.rank, self.factor_tol, self._kernel_params(),
-            self.low_rank, self.unlabeled, random_state=self.random_state,
+            self.low_rank, self.unlabeled,
+            random_state=call_random_state(self.random_state),
             memory=self.memory)
         check_scale(G.max_squared_norm(), type(self).__name__)
         return factor, G

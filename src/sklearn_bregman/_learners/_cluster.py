@@ -11,7 +11,7 @@ from .._data._data import enter
 from .._data._inputs import refuse_sparse_kernel
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin
 from .._utils._sklearn_compat import Interval, StrOptions
-from .._utils._state import TransactionalMixin, fit_context
+from .._utils._state import TransactionalMixin, call_random_state, fit_context
 
 __all__ = ["KernelKMeans"]
 
@@ -201,12 +201,13 @@ class KernelKMeans(TransactionalMixin, KernelParamsMixin, ClusterMixin, BaseEsti
         # KMeans in memory, the per-chunk k-means of _dask_kmeans on a dask
         # array (kept on the workers when the rows fit there, otherwise
         # computed anew from X at every pass)
+        random_state = call_random_state(self.random_state)  # (the call's own draws)
         self.factor_, G = rows.low_rank_factor(
             None, self.kernel, rank, _FACTOR_TOL, self._kernel_params(), self.low_rank,
-            random_state=self.random_state)
+            random_state=random_state)
         self.cluster_centers_, inertia, self.n_iter_, self.labels_, kmeans = G.kmeans(
             self.n_clusters, n_init=self.n_init, max_iter=self.max_iter, tol=self.tol,
-            random_state=self.random_state, verbose=self.verbose, init=self.init)
+            random_state=random_state, verbose=self.verbose, init=self.init)
         if kmeans is not None:
             self.kmeans_ = kmeans
         self.inertia_ = _finite_inertia(inertia, self.cluster_centers_)

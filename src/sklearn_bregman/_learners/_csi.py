@@ -20,7 +20,7 @@ from .._data._inputs import refuse_sparse_kernel
 from .._factors._factors import targets
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 from .._utils._sklearn_compat import Interval
-from .._utils._state import TransactionalMixin, fit_context
+from .._utils._state import TransactionalMixin, call_random_state, fit_context
 
 __all__ = ["CSIDecomposition"]
 
@@ -201,7 +201,7 @@ class CSIDecomposition(TransactionalMixin, KernelParamsMixin, ClassNamePrefixFea
         res, self._map = rows.side_information_cholesky(
             Y, self.kernel, params, max_rank=n if self.rank is None else self.rank,
             kappa=self.kappa, delta=self.delta, tol=self.tol, center=self.center,
-            random_state=self.random_state,
+            random_state=call_random_state(self.random_state),
         )
         self.pivots_ = res.pivots
         # column-major, as built: no copy of the n x m arrays

@@ -18,7 +18,6 @@ from typing import NamedTuple
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._constraints._containers import check_pairs
@@ -36,7 +35,7 @@ from .._engine import (
 )
 from .._factors._factors import orthonormal_basis
 from .._utils._sklearn_compat import Interval, StrOptions
-from .._utils._state import fit_context
+from .._utils._state import call_rng, fit_context
 from .._utils._warnings import warn
 from ._base import (
     FACTOR_PARAMETERS,
@@ -403,7 +402,7 @@ class DefiniteBoost(FactorLearner):
             U, G_norm = self._batch_coordinates(start, X)
             log_w, fitted = self._log_w, {}
         else:
-            rng = check_random_state(self.random_state)
+            rng = call_rng(self.random_state)
             start = self._start(X, y)
             U, G_norm, log_w = start.U, start.G_norm, start.log_w1
             fitted = {"_start_state": start, "factor_": start.factor,

@@ -12,13 +12,12 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.datasets import make_spd_matrix
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._constraints._resolve import check_pair_bounds, resolve_pairs
 from .._data._data import enter
 from .._utils._sklearn_compat import Interval, StrOptions
-from .._utils._state import TransactionalMixin, fit_context
+from .._utils._state import TransactionalMixin, call_rng, fit_context
 from ._base import (
     PAIR_CONSTRAINT_PARAMETERS,
     SWEEP_PARAMETERS,
@@ -319,7 +318,7 @@ class ITMLTransformer(TransactionalMixin, MahalanobisMixin, ClassNamePrefixFeatu
             refuse_changed(self, self._fixed)
         rows = self._enter(X, reset=not continuing, stream=stream)
         run = None if kept is None else kept.for_call(max_constraints=self.max_constraints)
-        rng = check_random_state(self.random_state) if run is None else run.rng
+        rng = call_rng(self.random_state) if run is None else run.rng
         scale = rows.max_squared_norm()
         check_scale(scale, name)  # (before the covariance can overflow)
         A0 = self.prior_ if continuing else self._prior_metric(rows, rng)

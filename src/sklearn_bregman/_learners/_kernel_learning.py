@@ -19,7 +19,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
-from sklearn.utils import check_random_state
 
 from .._constraints._containers import PairConstraints, RelativeConstraints
 from .._constraints._labels import check_labels, outlier_triplets
@@ -27,7 +26,7 @@ from .._constraints._resolve import check_pair_bounds, resolve_pair_constraints,
 from .._constraints._rows import ROW_KINDS, build_rows, constraints_of_fit
 from .._data._data import InMemoryRows, enter
 from .._utils._sklearn_compat import Interval, StrOptions
-from .._utils._state import fit_context
+from .._utils._state import call_rng, fit_context
 from ._base import (
     FACTOR_PARAMETERS,
     SWEEP_PARAMETERS,
@@ -274,7 +273,7 @@ class _BaseKernelLearner(FactorLearner):
             factor, G = self._initial_factor(rows, y)
         if stream and kept is None:  # a stream's first call fixes these too
             fixed = {**fixed, **self._parameters(_STREAM)}
-        rng = check_random_state(self.random_state) if run is None else run.rng
+        rng = call_rng(self.random_state) if run is None else run.rng
         if pairs_only:  # labels (None), pairs as an array, or one PairConstraints
             given = constraints if con_list is None else con_list[0]
             run, batch, n_batch = self._add_pairs(run, G, y, given, rng, stream)
@@ -389,7 +388,7 @@ class _BaseKernelLearner(FactorLearner):
         state = self._divergence.state_of_metric(self.metric_, basis)
         Stream = PairStream if pairs_only else RowStream
         return Stream(self._divergence, basis, state,
-                      rng=check_random_state(self.random_state),
+                      rng=call_rng(self.random_state),
                       max_constraints=self.max_constraints, G0=G0)
 
     def _initial_rows_of_fit(self):

@@ -18,7 +18,6 @@ from sklearn.base import (
     TransformerMixin,
 )
 from sklearn.cluster import KMeans
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from .._constraints._containers import TripletConstraints, check_triplet_constraints
@@ -30,7 +29,7 @@ from .._engine import triplet_projections
 from .._factors._factors import SpectralFactor
 from .._factors._kernels import KernelParamsMixin, kernel_parameters
 from .._utils._sklearn_compat import Interval, StrOptions
-from .._utils._state import TransactionalMixin, fit_context
+from .._utils._state import TransactionalMixin, call_rng, fit_context
 from .._utils._warnings import column_or_1d, fit_kmeans
 from ._base import (
     LearnedMapMixin,
@@ -312,7 +311,7 @@ class SKLRClusterer(TransactionalMixin, LearnedMapMixin, KernelParamsMixin,
         n = X.shape[0]
         if n < self.n_clusters:
             raise ValueError(f"n_samples={n} should be >= n_clusters={self.n_clusters}.")
-        rng = check_random_state(self.random_state)
+        rng = call_rng(self.random_state)
         tc = self._triplets(y, triplets, equal_triplets, n, rng)
         params = self._kernel_params()
         factor = SpectralFactor(self.kernel, self.energy, self.rank, params, rng)

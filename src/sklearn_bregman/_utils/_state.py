@@ -11,28 +11,132 @@ half-set attribute), a stream continues as if the failed call had not been
 made, its random state included (each call draws from its own copy).  The
 methods still compute first and assign last; this is what makes a failure
 anywhere in between (validation, LAPACK, a refused batch) harmless.
+
+The random state is the one object the rule cannot cover by itself: a
+``random_state`` given as a RandomState instance (or ``None``, NumPy's
+global one) belongs to the user, and drawing from it changes it in place.
+So every call draws from a private copy (:func:`call_random_state`), and
+:func:`all_or_nothing` advances the user's generator to the copy's final
+state only when the whole call succeeds (scikit-learn's estimators consume
+such a generator: it advances on success, as before); a call that raises
+leaves it where it was.  A ``partial_fit`` stream keeps the copy its first
+call drew from, never the user's object, so that drawing from it between
+calls does not change how the stream continues.
 """
 
+import contextvars
+import copy
 import functools
+
+import numpy as np
+from sklearn.utils import check_random_state
 
 from ._sklearn_compat import fit_context as sklearn_fit_context
 
-__all__ = ["TransactionalMixin", "all_or_nothing", "fit_context"]
+__all__ = ["TransactionalMixin", "all_or_nothing", "call_random_state", "call_rng",
+           "fit_context"]
+
+
+class _Draws:
+    """The private copies of the users' generators that one call (of a
+    method decorated by :func:`all_or_nothing`) draws from, by the generator
+    they copy; ``parent``: those of the call this one runs inside."""
+
+    def __init__(self, parent):
+        self.parent = parent
+        self.copies = {}  # id(generator) -> (generator, its private copy)
+
+    def _current(self, source):
+        """The copy of ``source`` this call or an enclosing one drew from, or None."""
+        draws = self
+        while draws is not None:
+            if id(source) in draws.copies:
+                return draws.copies[id(source)][1]
+            draws = draws.parent
+        return None
+
+    def generator(self, source):
+        """This call's copy of the generator ``source`` (one per call: the
+        call's draws continue one sequence, as they did on ``source``),
+        taken where the enclosing calls' draws left it."""
+        entry = self.copies.get(id(source))
+        if entry is None:
+            base = self.parent._current(source) if self.parent is not None else None
+            entry = self.copies[id(source)] = (
+                source, copy.deepcopy(source if base is None else base))
+        return entry[1]
+
+    def commit(self):
+        """The call succeeded: its draws become the enclosing call's (to be
+        kept if that one succeeds too), or, for the outermost call, the
+        users' generators advance to where the copies ended."""
+        for source, drawn in self.copies.values():
+            if self.parent is None:
+                source.set_state(drawn.get_state())
+                continue
+            outer = self.parent.copies.get(id(source))
+            if outer is not None:  # (the enclosing call's own private copy)
+                outer[1].set_state(drawn.get_state())
+            else:  # (a copy of it: this call's may be kept by the estimator)
+                self.parent.copies[id(source)] = (source, copy.deepcopy(drawn))
+
+
+#: The draws of the calls in progress in this thread (innermost).
+_DRAWS = contextvars.ContextVar("sklearn_bregman_draws", default=None)
+
+
+def call_random_state(random_state):
+    """``random_state`` as the call in progress draws from it.
+
+    An int (or anything but a RandomState and ``None``) is returned as it
+    is: each use seeds a new generator, nobody else's.  A RandomState
+    instance, or ``None`` (NumPy's global RandomState), gives the call's
+    private copy of that generator, the same for every use within the call
+    (module docstring); outside a call of the package, the generator itself.
+
+    Parameters
+    ----------
+    random_state : int, RandomState instance or None
+        The estimator's ``random_state`` parameter.
+
+    Returns
+    -------
+    random_state : int or RandomState
+        What to pass on where ``random_state`` would be passed.
+    """
+    if random_state is not None and not isinstance(random_state, np.random.RandomState):
+        return random_state
+    draws = _DRAWS.get()
+    source = check_random_state(random_state)
+    return source if draws is None else draws.generator(source)
+
+
+def call_rng(random_state):
+    """:func:`call_random_state` as a RandomState (an int seeds a new one)."""
+    return check_random_state(call_random_state(random_state))
 
 
 def all_or_nothing(method):
     """Decorate a method so that, when it raises, the estimator's
-    ``__dict__`` is restored to what it was before the call."""
+    ``__dict__`` is restored to what it was before the call, and the
+    users' generators it drew from (:func:`call_random_state`) are left
+    where they were; when it succeeds, they advance by its draws."""
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         saved = dict(self.__dict__)
+        draws = _Draws(_DRAWS.get())
+        token = _DRAWS.set(draws)
         try:
-            return method(self, *args, **kwargs)
+            result = method(self, *args, **kwargs)
         except BaseException:
             self.__dict__.clear()
             self.__dict__.update(saved)
             raise
+        finally:
+            _DRAWS.reset(token)
+        draws.commit()
+        return result
 
     return wrapper
 
