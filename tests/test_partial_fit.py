@@ -471,6 +471,47 @@ def test_every_streamer_refuses_bad_batches_and_continues_after_copies(learner):
     assert np.isfinite(est.transform(X)).all()
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("start", ["partial_fit", "fit"])
+@pytest.mark.parametrize("random_state", ["RandomState(0)", "None"])
+@pytest.mark.parametrize("learner", sorted(_streamers()))
+def test_a_stream_draws_from_its_own_copy_from_the_first_call(learner, random_state,
+                                                              start):
+    """A random_state given as a RandomState (or None, NumPy's global one) is
+    copied by the call that fixes a stream's random stream (its first
+    partial_fit, or the fit it continues), as every later call copies the
+    stream's: the user drawing from their generator between calls changes
+    nothing in how the stream continues, and a pickle taken after that call
+    continues exactly as the original."""
+    X, y, batches = wine_batches(4)
+    rng = np.random.mtrand._rand  # (None draws from it)
+    saved = rng.get_state()
+    # the call that fixes the stream's random stream: a stream's first call;
+    # after fit, the fit itself for DefiniteBoost (its partial_fit continues
+    # fit's), the first partial_fit for the others (a fresh one then)
+    first = 2 if start == "fit" and learner != "DefiniteBoost" else 1
+    try:
+        ends = []
+        for user_draws in (False, True):
+            rng.seed(0)
+            rs = np.random.RandomState(0) if random_state != "None" else None
+            est = _streamers()[learner]().set_params(random_state=rs)
+            getattr(est, start)(X[batches[0]], y[batches[0]])
+            if first == 2:
+                est.partial_fit(X[batches[1]], y[batches[1]])
+            kept = pickle.loads(pickle.dumps(est))
+            if user_draws:
+                (rs or rng).uniform(size=5)  # the user's own draw between calls
+            for b in batches[first:]:
+                est.partial_fit(X[b], y[b])
+                kept.partial_fit(X[b], y[b])
+            np.testing.assert_array_equal(kept.transform(X), est.transform(X))
+            ends.append(est.transform(X))
+        np.testing.assert_array_equal(ends[1], ends[0])
+    finally:
+        rng.set_state(saved)
+
+
 @pytest.mark.parametrize("kind", ["pairs", "triplets"])
 def test_tuple_classifiers_honour_or_refuse_set_params_between_calls(kind):
     # SURFACE.md: set_params between partial_fit calls is honoured or refused with a

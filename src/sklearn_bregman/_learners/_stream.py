@@ -31,7 +31,11 @@ A stream is never changed in place: :meth:`~_Stream.added` and
 :meth:`~_Stream.swept` return a new one (sharing the arrays they do not
 change), and each call draws from its own copy of the random stream
 (:meth:`~_Stream.for_call`), so that a call that fails leaves the stream
-it started from as it was, its random state included.
+it started from as it was, its random state included.  The first call too:
+a stream starts from the call's private copy of the estimator's
+``random_state`` (:func:`~sklearn_bregman._utils._state.call_random_state`),
+never from the user's RandomState (or NumPy's global one) itself, which the
+user may draw from between calls.
 """
 
 import copy
@@ -60,7 +64,8 @@ class _Stream:
         fitted model's.
     rng : RandomState
         Draws the constraints from labels and the sweeps' random order,
-        call after call.
+        call after call: the stream's own (a first call's private copy of
+        the estimator's ``random_state``, never the user's object).
     max_constraints : int or None
         Most constraints kept (the oldest are retired); ``None``: all.
     bounds : str, tuple or None, default=None
