@@ -4,8 +4,9 @@ import pickle
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.cluster import KMeans
-from sklearn.datasets import load_digits, make_blobs
+from sklearn.datasets import load_digits, load_iris, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn_bregman._engine._triplet_sweep import logdet_triplet_sweep
@@ -378,6 +379,82 @@ def test_adaptive_gaussian_is_eq_29():
     np.testing.assert_allclose(k0(X, X, k0.sigma_, k0.sigma_),
                                np.exp(-D / np.outer(sigma, sigma)))
     np.testing.assert_allclose(k0.bandwidth(X), sigma)
+
+
+@pytest.mark.parametrize("s", [1e-12, 1e-20, 1e-60, 1e-150, 1e60, 1e150])
+def test_adaptive_gaussian_is_scale_free(s):
+    """k0(sX, sY) = k0(X, Y) with bandwidths s sigma, floor included: the
+    floor of the bandwidths was 1e-12 absolute for neighbour distances below
+    1, and overrode every bandwidth of data scaled by 1e-12 or less.  Three
+    points have copies enough (8 > n_neighbors) that their bandwidth is the
+    floor: it scales too, and their kernel values against other points stay
+    those of s = 1."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3)) / 4  # neighbour distances below 1
+    X = np.vstack([X, np.repeat(X[:3], 8, axis=0)])
+    ref = AdaptiveGaussian(4).fit(X)
+    k0 = AdaptiveGaussian(4).fit(X * s)
+    assert (ref.sigma_ == ref.floor_).sum() == 27
+    np.testing.assert_allclose(k0.sigma_ / s, ref.sigma_, rtol=1e-13)
+    np.testing.assert_allclose(k0.floor_ / s, ref.floor_, rtol=1e-13)
+    Xq = X[:30] * 1.5
+    np.testing.assert_allclose(k0.bandwidth(Xq * s) / s, ref.bandwidth(Xq), rtol=1e-13)
+    # (pairs of copies left out: their squared distance is scikit-learn's
+    # rounding, not 0, which the floored bandwidths magnify at any scale)
+    copies = np.zeros((30, X.shape[0]), bool)
+    for i in range(3):
+        copies[i, [i, *range(30 + 8 * i, 38 + 8 * i)]] = True
+    K = k0(X[:30] * s, X * s, k0.sigma_[:30], k0.sigma_)
+    K_ref = ref(X[:30], X, ref.sigma_[:30], ref.sigma_)
+    np.testing.assert_allclose(K[~copies], K_ref[~copies], rtol=1e-10, atol=1e-300)
+
+
+def test_adaptive_gaussian_floor_of_all_duplicates_is_unchanged():
+    """All bandwidths 0 (every point has n_neighbors copies): no scale to be
+    relative to, the floor stays 1e-12 and the kernel between copies 1."""
+    X = np.repeat(np.array([[0.5, 2.0], [1.0, 2.0]]), 5, axis=0)
+    k0 = AdaptiveGaussian(4).fit(X)
+    assert k0.floor_ == 1e-12 and np.all(k0.sigma_ == 1e-12)
+    np.testing.assert_array_equal(k0(X, X, k0.sigma_, k0.sigma_),
+                                  np.kron(np.eye(2), np.ones((5, 5))))
+
+
+def test_adaptive_gaussian_of_copies_with_underflowing_bandwidths():
+    """Copies far below 1 (floored bandwidths whose product underflows to 0)
+    have the kernel value of coincident points, exp(0) = 1, not 0 / 0; other
+    pairs with a floored bandwidth are 0, as at s = 1.  (One feature: the
+    squared distances of copies are exactly 0.)"""
+    X = np.array([[0.0]] * 5 + [[0.5], [1.0], [1.5], [2.5], [3.0], [4.0]])
+    ref = AdaptiveGaussian(4).fit(X)
+    K_ref = ref(X, X, ref.sigma_, ref.sigma_)
+    assert np.array_equal(K_ref[:5, :5], np.ones((5, 5))) and not K_ref[:5, 5:].any()
+    for s in (1e-150, 2.0 ** -500):
+        k0 = AdaptiveGaussian(4).fit(X * s)
+        assert k0.floor_ ** 2 < np.finfo(float).tiny  # (0 at 2 ** -500)
+        np.testing.assert_allclose(k0(X * s, X * s, k0.sigma_, k0.sigma_), K_ref, rtol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def iris_sklr():
+    X, y = load_iris(return_X_y=True)
+    return X, y, SKLRClusterer(3, n_init=2, random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("s", [1e-12, 1e-20, 1e-60, 1e60])
+def test_clustering_is_scale_free(iris_sklr, s, sparse):
+    """SKLR on s X (default kernel 'adaptive_rbf', scale-free) clusters as on
+    X: at s <= 1e-12 the absolute floor of the bandwidths gave rank_ 8 and a
+    diverged state (1e-12), or every triplet "on one line", rank_ 1 and
+    converged_ after one sweep (1e-20, 1e-60)."""
+    X, y, ref = iris_sklr
+    Xs = sp.csr_matrix(X * s) if sparse else X * s
+    est = SKLRClusterer(3, n_init=2, random_state=0).fit(Xs, y)
+    assert adjusted_rand_score(ref.labels_, est.labels_) == 1.0
+    assert (est.rank_, est.converged_, est.n_iter_) == (ref.rank_, ref.converged_, ref.n_iter_)
+    T, T0 = est.transform(Xs), ref.transform(X)  # the learned kernel, not its factor
+    np.testing.assert_allclose(T @ T.T, T0 @ T0.T, atol=1e-10)
+    np.testing.assert_array_equal(est.predict(Xs), ref.predict(X))
 
 
 @pytest.mark.parametrize("kernel", ["adaptive_rbf", "rbf"])

@@ -91,8 +91,7 @@ class AdaptiveGaussian:
         self.sparse_ = sp.issparse(X)
         self.nn_ = NearestNeighbors(n_neighbors=self.n_neighbors_).fit(X)
         sigma = self.nn_.kneighbors(X)[0][:, -1]
-        # duplicates can leave sigma = 0: a tiny floor keeps 0/0 out
-        self.floor_ = 1e-12 * max(float(sigma.max()), 1.0)
+        self.floor_ = _bandwidth_floor(float(sigma.max()))
         self.sigma_ = np.maximum(sigma, self.floor_)
         return self
 
@@ -118,12 +117,18 @@ class AdaptiveGaussian:
         :func:`_far_adaptive_values`), not NaN; anything still not finite is
         an error.
         """
-        with np.errstate(over="ignore", invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             D = euclidean_distances(X, Y, squared=True)
             overflow = ~np.isfinite(D)
             overflow |= ~np.isfinite(np.asarray(sigma_x, dtype=float))[:, None]
-            D /= np.outer(sigma_x, sigma_y)
+            bandwidths = np.outer(sigma_x, sigma_y)
+            D /= bandwidths
             K = np.exp(-D, out=D)
+        # bandwidths so small (floored, of data below ~1e-142) that their
+        # product underflows: 0 / 0 between coincident points, whose value is
+        # exp(0) = 1 at any bandwidth (distinct points get d^2 / 0 = inf, 0)
+        if not bandwidths.all():
+            K[(bandwidths == 0.0) & np.isnan(K) & ~overflow] = 1.0
         rows = np.flatnonzero(overflow.any(1))
         for i in rows:
             x = X[[i]].toarray()[0] if sp.issparse(X) else X[i]
@@ -131,6 +136,28 @@ class AdaptiveGaussian:
                                                       sigma_y[overflow[i]])
         return check_finite_kernel(K, "adaptive_rbf", {"n_neighbors": self.n_neighbors},
                                    X, Y)
+
+
+def _bandwidth_floor(sigma_max):
+    """The least bandwidth of :class:`AdaptiveGaussian`, from the largest one.
+
+    Duplicates can leave sigma = 0: a tiny floor keeps the bandwidths
+    positive in ``|x - y|^2 / (sigma(x) sigma(y))``.  The floor is relative,
+    1e-12 of the largest bandwidth, so that the kernel stays scale-free (X
+    and s X give the same kernel: an absolute floor overrode every bandwidth
+    below it, and changed the clustering of data scaled by 1e-12 or less).
+    (Below ~1e-142 the product of two floored bandwidths underflows to 0;
+    :meth:`AdaptiveGaussian.__call__` gives coincident points their value 1
+    there.)  When every bandwidth is 0 (the training points coincide in
+    groups of ``n_neighbors`` or more) there is no scale to be relative to,
+    and the floor is 1e-12 as before.
+    """
+    if sigma_max > 0.0:
+        return max(1e-12 * sigma_max, _LEAST_POSITIVE)
+    return 1e-12
+
+
+_LEAST_POSITIVE = float(np.nextafter(0.0, 1.0))
 
 
 #: Rows of a sparse batch densified at a time to query an index of dense
