@@ -1,9 +1,18 @@
 """CSI and plain incomplete Cholesky: exactness, the compiled steps, the estimator."""
 
 
+import pickle
+
 import numpy as np
 import pytest
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine, make_blobs
+import scipy.sparse as sp
+from sklearn.datasets import (
+    load_breast_cancer,
+    load_diabetes,
+    load_iris,
+    load_wine,
+    make_blobs,
+)
 from sklearn.linear_model import RidgeClassifier
 from sklearn.metrics.pairwise import pairwise_kernels, rbf_kernel
 from sklearn.model_selection import cross_val_score
@@ -682,6 +691,94 @@ def test_csi_does_not_depend_on_the_scale_of_a_regression_y():
                                rtol=1e-9)
     with pytest.raises(ValueError, match=r"y is too large.*rescale y"):
         CSIDecomposition(rank=10).fit(X_BLOBS, response * 1e300)
+
+
+@pytest.fixture(scope="module")
+def iris_linear_csi():
+    X, y = load_iris(return_X_y=True)
+    return X, y, CSIDecomposition(kernel="linear", random_state=0).fit(X, y)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("s", [1e77, 1e100, 1e150, 1e-150])
+def test_csi_does_not_depend_on_the_scale_of_the_kernel(iris_linear_csi, s, sparse):
+    """CSI's cost is normalised by tr K: a kernel of any finite scale gives
+    the pivots of the kernel at s = 1 and its factor times s.  The estimated
+    gains' nu = dadv (2 dk - dadv) ~ diag^2 overflowed above ~1e154 (at
+    s >= 1e77 for the linear kernel: 0 columns, "the kernel is zero") and
+    underflowed at 1e-150 (other pivots, silently)."""
+    X, y, ref = iris_linear_csi
+    Xs = sp.csr_matrix(X * s) if sparse else X * s
+    est = CSIDecomposition(kernel="linear", random_state=0).fit(Xs, y)
+    assert list(est.pivots_) == list(ref.pivots_)
+    np.testing.assert_allclose(est.embedding_ / s, ref.embedding_, rtol=1e-12,
+                               atol=1e-12 * np.abs(ref.embedding_).max())
+    np.testing.assert_allclose(est.R_ / s, ref.R_, rtol=1e-12, atol=1e-11)
+    np.testing.assert_allclose(est.Q_, ref.Q_, atol=1e-11)
+    # (the last errors and gains are rounding: iris is rank 4)
+    for name, power in (("approximation_error_", 2), ("prediction_error_", 0),
+                        ("gains_", 0)):
+        value, expected = getattr(est, name) / s ** power, getattr(ref, name)
+        np.testing.assert_allclose(value, expected, rtol=1e-12,
+                                   atol=1e-12 * np.abs(expected).max())
+    np.testing.assert_allclose(est.transform(Xs[:9]) / s, ref.transform(X[:9]), atol=1e-11)
+
+
+@pytest.mark.parametrize("e", [-300, -60, 60, 300])
+def test_csi_at_a_power_of_two_scale_is_the_same_run(e):
+    """The run works on K / 4^k with the largest diagonal entry in [1, 4): at
+    a scale 2^e (exact) every output is that of s = 1, bit for bit, with G
+    and R times 2^e and the approximation errors times 4^e."""
+    X, y, _ = problem(classes=3)
+    Y = np.eye(3)[y]
+    K = X @ X.T * 7.0
+    s = 2.0 ** e
+    ref = run(K, Y, 8, delta=3, tol=0.0, random_state=0)
+    res = run(K * s * s, Y, 8, delta=3, tol=0.0, random_state=0)
+    assert list(res.pivots) == list(ref.pivots) and len(ref.pivots) == 3
+    np.testing.assert_array_equal(res.G / s, ref.G)
+    np.testing.assert_array_equal(res.R / s, ref.R)
+    np.testing.assert_array_equal(res.Q, ref.Q)
+    np.testing.assert_array_equal(res.approximation_error / (s * s), ref.approximation_error)
+    for name in ("prediction_error", "gains", "predicted_gains"):
+        np.testing.assert_array_equal(getattr(res, name), getattr(ref, name))
+    plain, plain_ref = run(K * s * s, None, 8, tol=0.0), run(K, None, 8, tol=0.0)
+    np.testing.assert_array_equal(plain.G / s, plain_ref.G)
+    np.testing.assert_array_equal(plain.pivots, plain_ref.pivots)
+
+
+@pytest.mark.parametrize("s", [1e77, 1e100, 1e150])
+def test_csi_start_of_a_learner_at_large_scales(s):
+    """LogDetKernelLearner(low_rank='csi') on s X: the initial factor has the
+    pivots of X's (it said "the initial kernel is zero" from s = 1e77)."""
+    X, y = load_iris(return_X_y=True)
+    ref = LogDetKernelLearner(low_rank="csi", random_state=0).fit(X, y)
+    est = LogDetKernelLearner(low_rank="csi", random_state=0).fit(X * s, y)
+    assert list(est.pivots_) == list(ref.pivots_)
+    assert (est.converged_, est.n_iter_) == (ref.converged_, ref.n_iter_)
+    T, T0 = est.transform(X * s), ref.transform(X)
+    np.testing.assert_allclose(T / s, T0, atol=1e-12 * np.abs(T0).max())
+
+
+def test_csi_gains_out_of_range_are_an_error_not_a_zero_kernel():
+    """Gains that are not finite for another reason than the kernel's scale
+    (here a kernel with entries 1e200 off a unit diagonal) are an error that
+    says so, and leaves a fitted estimator as it was; a trace that overflows
+    is refused before any work."""
+    y = np.arange(20) % 2
+    K = np.eye(20)
+    K[0, 5:] = K[5:, 0] = 1e200
+    est = CSIDecomposition(kernel="precomputed", rank=5).fit(np.eye(20) + 0.1, y)
+    before = pickle.dumps(est)
+    with pytest.raises(ValueError, match=r"estimated gains of CSI are not finite .*"
+                                         r"largest diagonal entry 1\b.*rescale X or y"):
+        est.fit(K, y)
+    assert pickle.dumps(est) == before
+    huge = np.eye(20) * 1e308
+    for Y in (np.eye(2)[y], None):
+        with pytest.raises(ValueError, match=r"trace overflows float64 \(largest diagonal "
+                                             r"entry 1e\+308, n = 20\)"):
+            run(huge, Y, 5)
 
 
 def test_csi_start_of_a_learner_with_one_class():

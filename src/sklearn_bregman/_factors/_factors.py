@@ -62,8 +62,9 @@ __all__ = ["FLOOR", "RPCHOLESKY_BLOCK", "CSIResult", "LowRankFactor", "PivotMap"
            "orthonormal_basis",
            "SpectralFactor", "check_rank", "cholesky_side_information", "cholesky_step",
            "dense_pivoted_cholesky", "input_map",
-           "pivoted_cholesky", "power_of_two_below", "randomly_pivoted_cholesky",
-           "rejection_cholesky", "rpcholesky_columns", "side_information", "targets"]
+           "pivoted_cholesky", "power_of_four_below", "power_of_two_below",
+           "randomly_pivoted_cholesky", "rejection_cholesky", "rpcholesky_columns",
+           "side_information", "targets"]
 
 
 def power_of_two_below(x):
@@ -74,6 +75,19 @@ def power_of_two_below(x):
         return 1.0
     mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
     return float(np.ldexp(1.0, int(exponent) - 1))
+
+
+def power_of_four_below(x):
+    """``(k_scale, g_scale)``: ``k_scale = g_scale ** 2`` a power of four in
+    (x / 4, x] (1 for x = 0) and ``g_scale`` its square root, a power of two.
+    A kernel divided by ``k_scale`` (exact, barring underflow) has its
+    largest diagonal entry in [1, 4), and its factor G is that of the
+    kernel itself divided by ``g_scale``, exactly."""
+    if x == 0:
+        return 1.0, 1.0
+    mantissa, exponent = np.frexp(x)  # x = mantissa * 2**exponent, 0.5 <= mantissa < 1
+    half = (int(exponent) - 1) // 2   # 4**half <= 2**(exponent - 1) <= x
+    return float(np.ldexp(1.0, 2 * half)), float(np.ldexp(1.0, half))
 
 
 def cholesky_step(values, G, g_p, d_p, d, earlier):
@@ -533,7 +547,29 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         raise ValueError("The kernel's diagonal is not finite (NaN or inf): nothing to factor.")
     diag = np.maximum(diag, 0.0)
     n = diag.shape[0]
-    trace = float(diag.sum())
+    d_max = float(diag.max()) if n else 0.0
+    with np.errstate(over="ignore"):
+        trace = float(diag.sum())
+    if not np.isfinite(trace):
+        raise ValueError(
+            f"The kernel's trace overflows float64 (largest diagonal entry {d_max:.3g}, "
+            f"n = {n}): rescale X or the kernel (CSI's pivots do not depend on the "
+            f"kernel's scale).")
+    # J depends on K only up to scale too (lam = (1 - kappa) / tr K, residuals
+    # compared with FLOOR * max diag): the run works on K / k_scale, a power of
+    # four that puts the largest diagonal entry in [1, 4) (exact, so the pivots
+    # are those of K itself), and G, R and the approximation errors are scaled
+    # back at the end (by powers of two: exact).  Otherwise the estimated gains'
+    # nu = dadv (2 dk - dadv), of the order of diag^2, overflow for a kernel
+    # above ~1e154 (and underflow below ~1e-162): a finite kernel called zero.
+    k_scale, g_scale = power_of_four_below(d_max)
+    if k_scale != 1.0:
+        diag = diag / k_scale
+        trace = float(diag.sum())
+        kernel_column = column
+
+        def column(p):
+            return np.asarray(kernel_column(p), dtype=np.float64) / k_scale
     if Y is None:
         Y = np.zeros((n, 0))
     Y = np.asfortranarray(Y, dtype=np.float64)
@@ -560,6 +596,9 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         # its step, stopped by the gain lam |g_k|^2 = |g_k|^2 / tr(K)
         G, pivots, approx, norms = pivoted_cholesky(column, diag, max_rank, tol,
                                                     stop="gain")
+        if k_scale != 1.0:
+            G *= g_scale
+            approx = approx * k_scale
         return _plain_result(G, pivots, approx, norms / trace, Y, y_norm, y_scale, y_max,
                              center)
     floor = FLOOR * diag.max()
@@ -619,8 +658,14 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
         estimated_gains(gains_est, A, dk, dadv, buf.W, buf.E, k0, t, lam, mu, candidate,
                         acc, work)
         best = gains_est.max()
-        if not np.isfinite(best):
+        if best == -np.inf:  # no candidate left: every residual is numerically zero
             break
+        if not np.isfinite(best):
+            raise ValueError(
+                f"The estimated gains of CSI are not finite (NaN or inf) at step {k0 + 1}: "
+                f"the kernel (largest diagonal entry {d_max:.3g}) or y (largest |y| "
+                f"{y_max:.3g}) is out of float64's range, or the kernel is far from positive "
+                f"semi-definite; rescale X or y, or check the kernel.")
         ties = np.flatnonzero(gains_est >= best - 1e-12 * abs(best))
         p = int(ties[0] if ties.size == 1 else rng.choice(ties))
         appended = not used[p]
@@ -655,8 +700,13 @@ def cholesky_side_information(column, diag, Y, *, max_rank, kappa=0.99, delta=40
     Q = (linalg.blas.dgemm(1.0, buf.Q[:, :t], buf.U[:t, :m], c=buf.W[:, :m], overwrite_c=True)
          if m else np.zeros((n, 0)))
     R = np.triu(buf.R[:m, :m])
+    approx = np.array(approx)
+    if k_scale != 1.0:  # back to K's units (Q and the gains do not scale)
+        G *= g_scale
+        R *= g_scale
+        approx *= k_scale
     return CSIResult(G=G, pivots=pivots[:m].copy(), Q=Q, R=R,
-                     approximation_error=np.array(approx),
+                     approximation_error=approx,
                      prediction_error=_prediction_error(pred, y_scale, y_max),
                      gains=np.array(gains), predicted_gains=np.array(predicted))
 
