@@ -2,6 +2,7 @@
 checks: tests/test_common.py)."""
 
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -223,3 +224,115 @@ def test_plus_minus_one_warning_points_at_the_fit_call(label_constraints):
         with pytest.raises(ValueError, match="one class"):
             learner.fit(X, y)
     assert [w.filename for w in record if "unlabeled=None" in str(w.message)] == [__file__]
+
+
+#: Scales of X that check_scale accepts on iris (its squared norms reach 1e2
+#: s^2), far beyond where log X0 = diag(log s_k^2) of von Neumann meets the
+#: engine's guard (|log| <= 230: s ~ 1e50) on either side.
+EXTREME_SCALES = [1e-75, 1e-60, 1e60, 1e150]
+
+
+def _scaled_fits(Learner, scale, how, **params):
+    """The same fit on iris and on iris * scale (``how``: dense, CSR, the
+    precomputed linear kernel, a three-batch stream, fit then partial_fit,
+    hard relative rows), and the points each transforms (the training points
+    in kernel space, or held-out ones)."""
+    import scipy.sparse as sp
+
+    from sklearn_bregman.constraints import RelativeConstraints
+
+    X, y = load_iris(return_X_y=True)
+    train, held = np.arange(150) % 5 != 0, np.arange(150) % 5 == 0
+    batches = np.array_split(np.random.RandomState(0).permutation(np.flatnonzero(train)), 3)
+    rows = RelativeConstraints(np.arange(0, 40), np.arange(1, 41), np.arange(0, 40),
+                               np.arange(60, 100), ratio=1.5)
+    fits = []
+    for s in (1.0, scale):
+        Xs = X * s
+        est = Learner(kernel="precomputed" if how == "precomputed" else "linear",
+                      random_state=0, **params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no ConvergenceWarning at any scale
+            if how == "precomputed":
+                est.fit(Xs[train] @ Xs[train].T, y[train])
+                out = Xs[held] @ Xs[train].T
+            elif how == "stream":
+                for b in batches:
+                    est.partial_fit(Xs[b], y[b])
+                out = Xs[held]
+            elif how == "fit+partial_fit":
+                est.fit(Xs[train], y[train]).partial_fit(Xs[held], y[held])
+                out = Xs[held]
+            elif how == "hard rows":
+                est.set_params(slack=np.inf).fit(Xs, constraints=rows)
+                out = Xs[held]
+            else:
+                fmt = sp.csr_matrix if how == "csr" else np.asarray
+                est.fit(fmt(Xs[train]), y[train])
+                out = fmt(Xs[held])
+        fits.append((est, out))
+    return fits
+
+
+@pytest.mark.parametrize("how", ["dense", "csr", "precomputed", "stream", "fit+partial_fit",
+                                 "hard rows"])
+@pytest.mark.parametrize("scale", EXTREME_SCALES)
+@pytest.mark.parametrize("Learner", [LogDetKernelLearner, VonNeumannKernelLearner])
+def test_extreme_scales_learn_the_scaled_kernel(Learner, scale, how):
+    # X * s: the initial kernel is s^2 K0 and the bounds (relative, or drawn
+    # as percentiles) are s^2 b, so the learned kernel is s^2 K, both for
+    # LogDet (scale-invariant) and for von Neumann (D(cX, cX0) = c D(X, X0),
+    # JMLR 2009, Section 5.2): the same sweeps, the same duals (LogDet's,
+    # of M^-1, in units of 1 / s^2; von Neumann's, of log X, without units),
+    # the Gram of the embedding and of held-out points scaled by s^2.  (von
+    # Neumann stopped in sweep 1 beyond s ~ 1e+-50 with the initial kernel:
+    # log X0 was past the engine's guard before any projection.)
+    (plain, out1), (scaled, outs) = _scaled_fits(Learner, scale, how)
+    assert plain.converged_ and scaled.converged_
+    assert scaled.n_iter_ == plain.n_iter_
+    dual_unit = scale ** 2 if Learner is LogDetKernelLearner else 1.0
+    np.testing.assert_allclose(scaled.dual_coef_ * dual_unit, plain.dual_coef_, rtol=1e-10,
+                               atol=1e-10 * np.abs(plain.dual_coef_).max())
+    for E1, Es in ((plain.embedding_, scaled.embedding_),
+                   (plain.transform(out1), scaled.transform(outs))):
+        K1, Ks = E1 @ E1.T, (Es / scale) @ (Es / scale).T
+        np.testing.assert_allclose(Ks, K1, rtol=0, atol=1e-10 * np.abs(K1).max())
+
+
+def test_a_scale_beyond_double_precision_is_refused_naming_it_and_changes_nothing():
+    X, y = load_iris(return_X_y=True)
+    est = VonNeumannKernelLearner(random_state=0).fit(X * 1e60, y)
+    before = pickle.dumps(est)
+    with pytest.raises(ValueError, match=r"underflow double precision \(largest squared "
+                       r"norm of a training point .*: 1\.23e-198\)"):
+        est.fit(X * 1e-100, y)
+    assert pickle.dumps(est) == before
+
+
+@pytest.mark.parametrize("scale", [1e-60, 1e60])
+@pytest.mark.parametrize("kind", ["pairs", "hard rows"])
+def test_warnings_at_extreme_scales_report_the_users_squared_distances(kind, scale):
+    # von Neumann sweeps the scaled kernel in a unit of its own; a run
+    # stopped by max_iter reports the worst row's value and target as the
+    # user knows them: s=1's scaled by s^2
+    from sklearn_bregman.constraints import RelativeConstraints
+
+    X, y = load_iris(return_X_y=True)
+    rng = np.random.RandomState(0)
+    a, b, c = rng.randint(0, 50, 60), rng.randint(0, 50, 60), rng.randint(100, 150, 60)
+    rows = RelativeConstraints(a, b, a, c, ratio=30.0)
+    found = []
+    for s in (1.0, scale):
+        est = VonNeumannKernelLearner(random_state=0, max_iter=1 if kind == "pairs" else 2)
+        with pytest.warns(ConvergenceWarning, match="did not converge") as record:
+            if kind == "pairs":
+                est.fit(X * s, y)
+            else:
+                est.set_params(slack=np.inf).fit(X * s, constraints=rows)
+        message = str(record[0].message)
+        found.append(re.search(r"\(row (\d+): (\S+) where the target is (\S+)\)",
+                               message).groups())
+    (row1, value1, target1), (row_s, value_s, target_s) = found
+    assert row_s == row1
+    assert float(value_s) == pytest.approx(float(value1) * scale ** 2, rel=1e-3)
+    assert float(target_s) == pytest.approx(float(target1) * scale ** 2, rel=1e-3)

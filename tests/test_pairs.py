@@ -234,6 +234,35 @@ def test_calibration_over_a_sparse_preprocessor_at_extreme_scales_is_the_dense_o
     assert (sparse != before).nnz == 0  # the user's matrix is left alone
 
 
+@pytest.mark.parametrize("scale", [1e-60, 1e60, 1e150])
+@pytest.mark.parametrize("Learner", [ITMLTransformer, LogDetKernelLearner,
+                                     VonNeumannKernelLearner])
+def test_a_kernel_learner_at_extreme_scales_makes_the_same_predictions(iris, Learner,
+                                                                       scale):
+    # points scaled by s: each learner learns the scaled kernel (von Neumann
+    # too: it returned the initial kernel beyond s ~ 1e+-50, its log X0 past
+    # the engine's guard), so the distances scale by s, the fitted and the
+    # calibrated thresholds with them, and no prediction changes
+    X, y = iris
+    pairs, s = index_pairs(y, 300)
+    fitted = []
+    for factor in (1.0, scale):
+        clf = PairClassifier(Learner(random_state=0), preprocessor=X * factor)
+        clf.fit(pairs[:150], s[:150])
+        fitted.append(clf)
+    plain, scaled = fitted
+    assert scaled.estimator_.converged_ and plain.estimator_.converged_
+    assert scaled.estimator_.n_iter_ == plain.estimator_.n_iter_
+    np.testing.assert_allclose(scaled.decision_function(pairs) / scale,
+                               plain.decision_function(pairs), rtol=1e-9)
+    assert scaled.threshold_ / scale == pytest.approx(plain.threshold_, rel=1e-9)
+    np.testing.assert_array_equal(scaled.predict(pairs), plain.predict(pairs))
+    for clf in fitted:
+        clf.calibrate_threshold(pairs[150:], s[150:], "accuracy")
+    assert scaled.threshold_ / scale == pytest.approx(plain.threshold_, rel=1e-9)
+    np.testing.assert_array_equal(scaled.predict(pairs), plain.predict(pairs))
+
+
 @pytest.mark.parametrize("far", [1.0, 1e20, 1e150])
 @pytest.mark.parametrize("strategy,kw", [("accuracy", {}), ("max_tnr", {"min_rate": 0.0})])
 def test_rejecting_every_pair_rejects_the_closest_at_any_distance(far, strategy, kw):

@@ -407,11 +407,11 @@ def test_a_divergence_built_from_the_recipe_fits_and_streams():
             B = Vt.T / s
             return B @ state @ B.T
 
-        def sweep_pairs(self, C, pairs, state, *, skipped, start, params):
+        def sweep_pairs(self, C, pairs, state, *, skipped, start, params, basis):
             return pair_projections(C, pairs, state, divergence="logdet", skip=skipped,
                                     start=start, warn_skipped=False, **params)
 
-        def sweep_rows(self, rows, state, *, start, params):
+        def sweep_rows(self, rows, state, *, start, params, basis):
             return linear_projections(rows, state, divergence="logdet", start=start,
                                       warn_skipped=False, **params)
 

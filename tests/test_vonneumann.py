@@ -125,6 +125,41 @@ def test_rank_deficient_linear_kernel():
     assert np.allclose(learner.embedding_[:, :], learner.transform(X))
 
 
+def test_the_engine_unit_is_one_for_ordinary_kernels_and_centres_extreme_ones():
+    # von Neumann's state is log(X / c): c = 1 (the start log X0 itself, as
+    # it always was) for the kernels of ordinary data, and beyond half the
+    # guard a power of four that centres log(X0 / c) on 0, exactly (S / 2**k
+    # and back is the identity)
+    from sklearn.datasets import load_digits, load_wine
+
+    from sklearn_bregman._engine._driver import DIVERGED_LOG
+    from sklearn_bregman._factors._factors import orthonormal_basis
+    from sklearn_bregman._learners._divergences import VonNeumann, kernel_unit
+
+    vn = VonNeumann()
+    for load in (load_iris, load_wine, load_digits):
+        X = load(return_X_y=True)[0]
+        _, s, Vt = orthonormal_basis(X)
+        assert kernel_unit(s) == 0
+        np.testing.assert_array_equal(vn.initial_state((s, Vt), s.size),
+                                      np.diag(2.0 * np.log(s)))
+        np.testing.assert_array_equal(vn.prior((s, Vt), s.size), np.diag(s ** 2))
+        for t in (2.0 ** -250, 1e-75, 1e60, 1e150):
+            st = s * t
+            k = kernel_unit(st)
+            assert k != 0
+            log_x0 = np.diag(vn.initial_state((st, Vt), s.size))
+            assert np.abs(log_x0).max() <= DIVERGED_LOG / 2
+            assert abs(log_x0.max() + log_x0.min()) <= 2 * np.log(4.0)  # centred
+            np.testing.assert_array_equal(np.ldexp(np.ldexp(st, -k), k), st)
+    # the boundary: log s^2 within DIVERGED_LOG / 2 on both sides
+    edge = np.exp(DIVERGED_LOG / 4)
+    assert kernel_unit(np.array([edge * 0.999, 1.0])) == 0
+    assert kernel_unit(np.array([1.0, 1.001 / edge])) == 0
+    assert kernel_unit(np.array([edge * 1.001])) != 0
+    assert kernel_unit(np.array([0.999 / edge])) != 0
+
+
 @pytest.mark.parametrize("divergence", ["logdet", "vonneumann"])
 def test_appendix_b_dual_correction_counter_example(divergence):
     # JMLR 2009 App. B: min D(X, I) s.t. X11 + X22 - 2 X12 >= 1.  I is

@@ -36,6 +36,7 @@ from ._csi_steps import (
 )
 from ._definiteboost_steps import meg_steps
 from ._driver import (
+    DIVERGED_LOG,
     ZERO_LENGTH_RTOL,
     ProjectionResult,
     UnitDiagonalResult,
@@ -55,6 +56,7 @@ from ._linear_rows import LinearRows, linear_projections, row_values, warn_skipp
 from ._unit_diagonal import logdet_nearest_correlation, vonneumann_nearest_correlation
 
 __all__ = [
+    "DIVERGED_LOG",
     "ZERO_LENGTH_RTOL",
     "FrobeniusResult",
     "LinearRows",

@@ -180,7 +180,7 @@ def dual_change(nu, nu_old):
 def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
                      order="cyclic", tol=1e-3, max_iter=1000, random_state=None,
                      verbose=0, owner="Bregman projections", dual_correction=True,
-                     skip=None, start=None, warn_skipped=True):
+                     skip=None, start=None, warn_skipped=True, unit=1.0):
     """Minimise a Bregman matrix divergence to ``M0`` under pair constraints.
 
     Solves (JMLR 2009, eq. 4 with slack eq. 22, on the r x r state)::
@@ -241,6 +241,11 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
     warn_skipped : bool, default=True
         Warn about the zero-length pairs (``False``: the caller did, once:
         a ``partial_fit`` stream keeps them from call to call).
+    unit : float, default=1.0
+        The squared distances, bounds and targets are the user's divided by
+        ``unit`` (the von Neumann strategy holds the kernel in a unit of its
+        scale): the warnings report them times ``unit``, as the user knows
+        them.
 
     Returns
     -------
@@ -281,7 +286,7 @@ def pair_projections(G, constraints, M0, *, divergence="logdet", slack=np.inf,
 
     def residuals(state):
         return pair_residuals(G, constraints, state, nu, xi, skipped,
-                              weight=v2 if log_state else None, tol=tol)
+                              weight=v2 if log_state else None, tol=tol, unit=unit)
 
     out = sweep_until_settled(
         run, M, nu, tol=tol, max_iter=max_iter, verbose=verbose, owner=owner,
@@ -434,7 +439,8 @@ def sym_exp(L):
     return sym_fun(L, np.exp)
 
 
-def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3):
+def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3,
+                   unit=1.0):
     """KKT residuals of pair constraints at the state ``M``.
 
     Parameters
@@ -455,11 +461,14 @@ def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3)
         Neumann, ``M`` holds ``log X``, the metric is ``exp(M)`` and a dual's
         scale is ``weight = |v|^2`` (the update is ``log X + alpha v v'``).
     tol : float
+    unit : float, default=1.0
+        ``detail`` is in units of ``unit`` (:func:`pair_projections`).
 
     Returns
     -------
     Residuals
-        ``detail`` holds ``(p, t)``: squared distances and targets.
+        ``detail`` holds ``(p, t)``: squared distances and targets, times
+        ``unit``.
     """
     log_state = weight is not None
     p = pair_sqdist(G, constraints.i, constraints.j, sym_exp(M) if log_state else M)
@@ -472,7 +481,8 @@ def pair_residuals(G, constraints, M, nu, xi, skipped, *, weight=None, tol=1e-3)
     w = weight if log_state else p
     comp = np.where(nu > 0, np.minimum(np.abs(gap), nu * w), 0.0)
     comp[skipped] = 0.0
-    return Residuals(np.maximum(gap, 0.0), comp, tol, detail=(p, xi), fixed=skipped)
+    detail = (p, xi) if unit == 1.0 else (p * unit, xi * unit)
+    return Residuals(np.maximum(gap, 0.0), comp, tol, detail=detail, fixed=skipped)
 
 
 def relative_gap(d, sign, target):

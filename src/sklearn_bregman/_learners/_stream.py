@@ -199,7 +199,8 @@ class PairStream(_Stream):
         # (the zero-length pairs were reported once, by added)
         result = self.divergence.sweep_pairs(self.table, pairs, self.state,
                                              skipped=self.skipped, start=(self.nu, self.xi),
-                                             params={**params, "random_state": self.rng})
+                                             params={**params, "random_state": self.rng},
+                                             basis=self.basis)
         return self._took(result), result
 
     def batch_duals(self, n_batch):
@@ -252,7 +253,8 @@ class RowStream(_Stream):
                           kind=self.kind, bound=self.bound, scale=self.scale,
                           flip=self.flip, skipped=self.skipped, fixed=self.fixed)
         result = self.divergence.sweep_rows(rows, self.state, start=(self.nu, self.xi),
-                                            params={**params, "random_state": self.rng})
+                                            params={**params, "random_state": self.rng},
+                                            basis=self.basis)
         return self._took(result), result
 
     def batch_duals(self, n_batch):
