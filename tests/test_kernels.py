@@ -7,17 +7,28 @@ what to check, instead of "the initial kernel is zero" or a complaint about
 constraints; out of sample no output is silently non-finite (a value that
 is mathematically 0, as the adaptive Gaussian far from every training
 point, is returned as 0); kernel k-means never reports an infinite inertia;
-and a precomputed matrix that is not symmetric is refused by the check every
-estimator uses.
+a precomputed matrix that is not symmetric is refused by the check every
+estimator uses; and the distance-based kernels ('rbf', 'adaptive_rbf') are
+exact to rounding at every scale (a point against itself is 1, not the
+rounding error of |x|^2 + |x|^2 - 2 x.x), so that what fit factored and
+what transform maps agree.
 """
+
+import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from sklearn_bregman import CSIDecomposition, LogDetKernelLearner
 from sklearn_bregman._factors._factors import pivoted_cholesky
+from sklearn_bregman._factors._kernels import (
+    AdaptiveGaussian,
+    kernel_columns,
+    kernel_source,
+)
 from sklearn_bregman._learners._cluster import KernelKMeans
 from sklearn_bregman._learners._sklr import SKLRClusterer
 
@@ -118,3 +129,113 @@ def test_kernel_kmeans_rejects_a_non_symmetric_kernel():
         KernelKMeans(3, kernel="precomputed", random_state=0).fit(K)
     with pytest.raises(ValueError, match=r"kernel='precomputed'.*square"):
         KernelKMeans(3, kernel="precomputed", random_state=0).fit(K[:, :20])
+
+
+# ---------------------------------------------------------------------------
+# Distance-based kernels at every scale
+# ---------------------------------------------------------------------------
+
+def exact_rbf(A, B, gamma):
+    """exp(-gamma |a - b|^2) by the direct difference (no cancellation)."""
+    A = A.toarray() if sp.issparse(A) else A
+    B = B.toarray() if sp.issparse(B) else B
+    return np.exp(-gamma * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+
+LARGE_SCALES = [1e8, 1e10, 1e20, 1e100]
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("scale", LARGE_SCALES)
+def test_rbf_pivot_columns_are_one_at_their_pivot(scale, fmt):
+    """K(x_p, x_p) = 1 exactly, as kernel_diagonal says, in the pivot columns
+    a factor is built from (one column at a time, and in blocks): the
+    expansion |x|^2 + |x|^2 - 2 x.x left eps |x|^2 ~ 1e4 at scale 1e10, so the
+    column read exp(-1e4 / 4) = 0.  Every entry matches the direct
+    difference."""
+    A = X * scale if fmt == "dense" else sp.csr_matrix(X * scale)
+    params = {"gamma": None, "degree": 3, "coef0": 1}
+    column, diag = kernel_source(A, "rbf", params)
+    np.testing.assert_array_equal(diag, 1.0)
+    S = np.arange(0, X.shape[0], 3)
+    cols = np.column_stack([column(p) for p in S])
+    block = kernel_columns(A, A[S], "rbf", params)
+    for K in (cols, block):
+        np.testing.assert_array_equal(K[S, np.arange(S.size)], 1.0)
+        np.testing.assert_allclose(K, exact_rbf(A, A[S], 1 / X.shape[1]),
+                                   rtol=1e-12, atol=1e-300)
+    np.testing.assert_array_equal(np.diag(kernel_columns(A[S], A[S], "rbf", params)), 1.0)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_rbf_of_near_duplicates_far_from_the_origin(fmt):
+    """Points at an offset of 1e6 with unit spread and gamma = 1: the
+    expansion's rounding error, eps |x|^2 ~ 1e-4, is no longer below the
+    distances themselves; the kernel must still be exact to rounding (and so
+    the same as the data moved to the origin, an oracle by translation
+    invariance).  float32 points too (scikit-learn's float64 chunks)."""
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((40, 3))
+    Z[7] = Z[3] + 1e-9  # near-duplicates
+    A = Z + 1e6
+    ref = pairwise_kernels(Z, metric="rbf", gamma=1.0)
+    S = [3, 7, 10, 39]
+    B = A if fmt == "dense" else sp.csr_matrix(A)
+    params = {"gamma": 1.0}
+    column, _ = kernel_source(B, "rbf", params)
+    exact = exact_rbf(A, A[S], 1.0)
+    for K in (np.column_stack([column(p) for p in S]), kernel_columns(B, B[S], "rbf", params)):
+        np.testing.assert_allclose(K, exact, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(K, ref[:, S], rtol=1e-9, atol=1e-9)
+    A32 = (Z.astype(np.float32) + np.float32(1e4))
+    K32 = kernel_columns(A32, A32[S], "rbf", params)
+    np.testing.assert_array_equal(K32[S, np.arange(len(S))], 1.0)
+    np.testing.assert_allclose(K32, exact_rbf(A32.astype(np.float64), A32[S].astype(np.float64),
+                                              1.0), rtol=1e-6, atol=1e-6)
+
+
+def test_adaptive_gaussian_of_near_duplicates_far_from_the_origin():
+    """The adaptive Gaussian takes the same distances: k(x, x) = 1 and the
+    values of a translated copy of the data are those of the data."""
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((40, 3))
+    A = Z + 1e6
+    ref = AdaptiveGaussian(5).fit(Z)
+    k0 = AdaptiveGaussian(5).fit(A)
+    K = k0(A, A, k0.sigma_, k0.sigma_)
+    np.testing.assert_array_equal(np.diag(K), 1.0)
+    np.testing.assert_allclose(K, ref(Z, Z, ref.sigma_, ref.sigma_), rtol=1e-8, atol=1e-8)
+
+
+def _fit_rbf(make, A):
+    est = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no "identical points" warning
+        return est.fit(A, y) if not isinstance(est, KernelKMeans) else est.fit(A)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr", "float32"])
+@pytest.mark.parametrize("scale", LARGE_SCALES)
+def test_rbf_at_large_scales_maps_the_training_points_as_fit(scale, fmt):
+    """kernel='rbf' on points at 1e8 .. 1e100 (gamma=None; every pair is far
+    apart: the kernel is the identity): the factor of the training points is
+    the kernel (G0 G0' = I with a rank of n), transform / predict of the
+    training points give what fit gave (no SciPy LinAlgError from a singular
+    pivot block), no pair of distinct points is called identical, and sparse
+    and float32 points give the dense result."""
+    if fmt == "float32" and scale > 1e30:
+        pytest.skip("beyond float32")
+    A = (X.astype(np.float32) * np.float32(scale) if fmt == "float32"
+         else X * scale if fmt == "dense" else sp.csr_matrix(X * scale))
+    n = X.shape[0]
+    ld = _fit_rbf(lambda: LogDetKernelLearner(kernel="rbf", rank=n, random_state=0), A)
+    G0 = ld.factor_.transform(A)
+    np.testing.assert_allclose(G0 @ G0.T, np.eye(n), atol=1e-12)
+    Z = ld.transform(A).astype(np.float64)
+    tol = 1e-6 if fmt == "float32" else 1e-10  # (transform keeps float32)
+    np.testing.assert_allclose(Z @ Z.T, ld.embedding_ @ ld.embedding_.T, rtol=tol, atol=tol)
+    km = _fit_rbf(lambda: KernelKMeans(3, kernel="rbf", random_state=0), A)
+    np.testing.assert_array_equal(km.predict(A), km.labels_)
+    dense = _fit_rbf(lambda: LogDetKernelLearner(kernel="rbf", rank=n, random_state=0), X * scale)
+    np.testing.assert_array_equal(ld.pivots_, dense.pivots_)
+    np.testing.assert_allclose(Z @ Z.T, dense.embedding_ @ dense.embedding_.T, atol=tol)

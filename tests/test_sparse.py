@@ -326,3 +326,38 @@ def test_the_linear_map_from_the_factor_is_the_map_of_unit_vectors(est, data):
         np.testing.assert_allclose(fitted.components_, B @ P_unit.T, atol=1e-9)
         M = fitted.get_mahalanobis_matrix()
         np.testing.assert_allclose(M, fitted.components_.T @ fitted.components_, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:.*identical points:UserWarning")
+@pytest.mark.parametrize("low_rank", ["cholesky", "rpcholesky"])
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("scale", [1e8, 1e10, 1e20, 1e100])
+def test_rbf_on_sparse_rows_at_large_scales_is_the_dense_kernel(scale, fmt, low_rank, data):
+    """kernel='rbf' on sparse rows at 1e8 .. 1e100: K(x_p, x_p) = 1 in the
+    pivot columns (the expansion |x|^2 + |x|^2 - 2 x.x left eps |x|^2 there,
+    read as exp(-gamma eps |x|^2) = 0 at large scales, and other values
+    from sparse than from dense rows); the sparse fit is the dense one (same
+    pivots and rank), and transform / predict of the training points and of
+    new points is what fit gave and what the dense model gives."""
+    X, y = data
+    A = (X * scale).asformat(fmt)
+    params = {"gamma": None, "degree": 3, "coef0": 1}
+    column, _ = kernel_source(A, "rbf", params)
+    for p in (0, 5, 17, 239):
+        assert column(p)[p] == 1.0
+    new = text_like(30, X.shape[1], 0.05, 3, seed=1)[0] * scale
+    new = sp.vstack([new, X[:5] * scale]).tocsr()  # and training points, as new points
+    est = LogDetKernelLearner(kernel="rbf", rank=40, low_rank=low_rank, max_iter=20,
+                              random_state=0)
+    sparse, dense = clone(est).fit(A, y), clone(est).fit(A.toarray(), y)
+    assert np.array_equal(sparse.pivots_, dense.pivots_) and sparse.rank_ == dense.rank_
+    Z = sparse.transform(A)
+    assert np.abs(Z @ Z.T - sparse.embedding_ @ sparse.embedding_.T).max() <= 1e-10
+    assert np.abs(Z @ Z.T - dense.transform(A.toarray()) @ dense.embedding_.T).max() <= 1e-10
+    Zs, Zd = sparse.transform(new.asformat(fmt)), dense.transform(new.toarray())
+    assert np.abs(Zs @ Zs.T - Zd @ Zd.T).max() <= 1e-10
+    km = KernelKMeans(n_clusters=3, kernel="rbf", random_state=0)
+    ks, kd = clone(km).fit(A), clone(km).fit(A.toarray())
+    assert np.array_equal(ks.predict(A), ks.labels_)
+    assert np.array_equal(ks.labels_, kd.labels_)
+    assert np.array_equal(ks.predict(new.asformat(fmt)), kd.predict(new.toarray()))

@@ -6,8 +6,10 @@ shares (:data:`KERNEL_PARAMETERS`, :class:`KernelParamsMixin`), kernel
 columns and diagonals computed without the n x n matrix
 (:func:`kernel_columns`, :func:`kernel_column`, :func:`kernel_diagonal`,
 :func:`kernel_source`, :func:`pivot_columns`), SKLR's adaptive Gaussian (:class:`AdaptiveGaussian`),
-and the checks that turn non-finite kernel values or a malformed precomputed
-kernel into a ValueError that names the kernel.  X may be a scipy sparse
+the squared distances of the distance-based kernels ('rbf', 'adaptive_rbf';
+:func:`squared_distances`), exact to rounding at every scale, and the checks
+that turn non-finite kernel values or a malformed precomputed kernel into a
+ValueError that names the kernel.  X may be a scipy sparse
 CSR matrix (text, one-hot data): columns, diagonals and row norms are
 computed from its sparse rows (O(nnz) per column), never from a dense copy.
 The factor algorithms that consume these columns are in
@@ -18,7 +20,11 @@ from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.metrics.pairwise import euclidean_distances, pairwise_kernels
+from sklearn.metrics.pairwise import (
+    check_pairwise_arrays,
+    euclidean_distances,
+    pairwise_kernels,
+)
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.extmath import row_norms
 
@@ -118,7 +124,7 @@ class AdaptiveGaussian:
         an error.
         """
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            D = euclidean_distances(X, Y, squared=True)
+            D = squared_distances(X, Y)
             overflow = ~np.isfinite(D)
             overflow |= ~np.isfinite(np.asarray(sigma_x, dtype=float))[:, None]
             bandwidths = np.outer(sigma_x, sigma_y)
@@ -233,11 +239,169 @@ def check_finite_coordinates(Z, kernel, params, X):
     return Z
 
 
+#: A squared distance computed by the expansion |x|^2 + |y|^2 - 2 x.y below this
+#: fraction of |x|^2 + |y|^2 is recomputed by the direct difference
+#: (:func:`recompute_cancelled`).
+CANCELLATION = 1e-6
+
+#: Elements of a block of dense differences in :func:`paired_squared_distances`.
+_PAIR_BLOCK = 1 << 20
+
+
+def squared_norms(X):
+    """Squared row norms of X (dense or sparse) in float64: scikit-learn's
+    ``row_norms`` (the norms ``euclidean_distances`` computes itself) for
+    float64, accumulated in float64 for other dtypes (float32 squares
+    overflow from |x| ~ 2e19)."""
+    if X.dtype == np.float64:
+        return row_norms(X, squared=True)
+    return row_norms(X.astype(np.float64), squared=True)
+
+
+def _dense_rows(X, rows):
+    """``X[rows]`` as a dense array (X dense or sparse).  CSR rows are
+    scattered from ``indptr`` directly: scipy's fancy row indexing costs
+    more than the rest of a kernel column's correction."""
+    if not sp.issparse(X):
+        return X[rows]
+    if X.format != "csr":
+        return X[rows].toarray()
+    out = np.zeros((rows.size, X.shape[1]), dtype=np.result_type(X.dtype, np.float64))
+    if rows.size <= 8 and X.has_canonical_format:  # (a column's usual one or two rows)
+        for k, r in enumerate(rows.tolist()):
+            lo, hi = X.indptr[r], X.indptr[r + 1]
+            out[k, X.indices[lo:hi]] = X.data[lo:hi]
+        return out
+    lo, hi = X.indptr[rows], X.indptr[rows + 1]
+    counts = hi - lo
+    pos = np.arange(counts.sum()) + np.repeat(lo - np.cumsum(counts) + counts, counts)
+    # add.at: duplicate stored entries of a row are summed, as toarray() does
+    np.add.at(out, (np.repeat(np.arange(rows.size), counts), X.indices[pos]), X.data[pos])
+    return out
+
+
+def paired_squared_distances(X, rows, Y, cols):
+    """|X[rows[k]] - Y[cols[k]]|^2 for each k, by the direct difference.
+
+    Each difference is exact to rounding (no cancellation): the sum of the
+    squared coordinate differences, relative error at most about
+    ``(n_features + 2) eps / 2``.  Sparse against sparse rows is one sparse
+    difference (O(nnz)); otherwise the rows are differenced densely in
+    float64, ``_PAIR_BLOCK`` elements at a time (a sparse row against a
+    dense one: the same bits as the dense rows would give).  ``Y`` may be a
+    1-D array (one point; ``cols`` is then ignored).
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    if Y.ndim == 1:
+        if rows.size * X.shape[1] <= _PAIR_BLOCK:
+            # the common case, one column's few entries: as little overhead as can be
+            diff = _dense_rows(X, rows) - Y
+            if diff.dtype != np.float64:
+                diff = np.subtract(_dense_rows(X, rows), Y, dtype=np.float64)
+            return np.einsum("ij,ij->i", diff, diff)
+        Y, cols = Y[None, :], np.zeros(rows.size, dtype=np.intp)
+    cols = np.asarray(cols, dtype=np.intp)
+    if sp.issparse(X) and sp.issparse(Y):
+        diff = X[rows].astype(np.float64) - Y[cols].astype(np.float64)
+        return np.asarray(diff.multiply(diff).sum(axis=1), dtype=np.float64).ravel()
+    out = np.empty(rows.size)
+    step = max(1, _PAIR_BLOCK // max(X.shape[1], 1))
+    for start in range(0, rows.size, step):
+        diff = np.subtract(_dense_rows(X, rows[start:start + step]),
+                           _dense_rows(Y, cols[start:start + step]), dtype=np.float64)
+        out[start:start + step] = np.einsum("ij,ij->i", diff, diff)
+    return out
+
+
+def recompute_cancelled(D, X, Y, XX, YY):
+    """Recompute, in place, the squared distances of D that cancellation
+    made unreliable; D is returned.
+
+    ``D[i, j]`` (or ``D[i]`` when D is 1-D and Y one point) was computed by
+    the expansion ``|x|^2 + |y|^2 - 2 x.y`` (scikit-learn's
+    ``euclidean_distances``, BLAS speed), whose rounding error is about
+    ``eps (|x|^2 + |y|^2)`` whatever the distance: on a point and itself,
+    or two near-duplicates, it leaves ``~eps |x|^2`` instead of ~0, so at
+    large scales ``exp(-gamma d^2)`` reads 0 where it is 1 (and differs
+    between dense and sparse X).  Entries with
+    ``D < CANCELLATION (|x|^2 + |y|^2)`` are recomputed by the direct
+    difference (:func:`paired_squared_distances`); the others keep their
+    bits.  The ones kept have relative error below about
+    ``2 (n_features + 2) (eps / 2) / CANCELLATION`` in the worst case
+    (2.4e-10 (n_features + 2)), ~1e-10 sqrt(n_features) typically, the same
+    at every scale of X; since ``t exp(-t) <= 1/e``, the rbf value
+    ``exp(-gamma d^2)`` is then off by less than that relative error / e in
+    absolute terms.  For ordinary data the recomputed entries are a point
+    against itself and near-duplicates (distance below 1e-3 of the norms),
+    a handful per row.  ``XX`` and ``YY`` are the float64 squared norms of
+    the rows of X and Y (``YY`` a float when D is 1-D).  NaN or infinite
+    entries (overflow) are left alone for the callers' checks; a 1-D D is
+    corrected under the caller's ``np.errstate`` (that of
+    :func:`kernel_column`).
+    """
+    # Candidates in one pass, D < 3 CANCELLATION |y|^2, then the exact test on
+    # the few of them: an entry with D < CANCELLATION (|x|^2 + |y|^2) has
+    # (|x| - |y|)^2 <= D, hence |x|^2 < 1.01 |y|^2 and D < 3 CANCELLATION |y|^2
+    # (the rounding of D, ~1e-16 (n_features + 2) |x|^2, cannot bridge the
+    # gap of 0.08 |x|^2 that |x|^2 >= 2 |y|^2 would open)
+    if D.ndim == 1:
+        # (one column: kernel_column, which holds np.errstate for the overflow
+        # of norms near the float64 limit; nothing here is worth its cost)
+        rows = np.flatnonzero(D < (3 * CANCELLATION) * YY)
+        if rows.size == 1 and not sp.issparse(X):  # (the pivot itself, usually)
+            i = rows[0]
+            if D[i] < CANCELLATION * (XX[i] + YY):
+                diff = np.subtract(X[i], Y, dtype=np.float64)
+                D[i] = np.einsum("ij,ij->i", diff[None, :], diff[None, :])[0]
+        elif rows.size:
+            rows = rows[D[rows] < CANCELLATION * (XX[rows] + YY)]
+            D[rows] = paired_squared_distances(X, rows, Y, None)
+        return D
+    # flat indices: np.nonzero of a 2-D mask costs five times the comparison,
+    # flatnonzero of the (contiguous) mask a tenth of it
+    flat = np.flatnonzero(np.less(D, (3 * CANCELLATION) * YY[None, :]).ravel())
+    if flat.size:
+        rows, cols = np.divmod(flat, D.shape[1])
+        with np.errstate(over="ignore", invalid="ignore"):
+            keep = D[rows, cols] < CANCELLATION * (XX[rows] + YY[cols])
+            rows, cols = rows[keep], cols[keep]
+            D[rows, cols] = paired_squared_distances(X, rows, Y, cols)
+    return D
+
+
+def squared_distances(X, Y):
+    """|x - y|^2 for the rows of X against those of Y (n_X x n_Y), exact to
+    rounding at every scale.
+
+    scikit-learn's ``euclidean_distances(X, Y, squared=True)`` (the values
+    ``rbf_kernel`` exponentiates, bit for bit), with the entries that
+    cancellation made unreliable recomputed (:func:`recompute_cancelled`).
+    X and Y dense or sparse.
+    """
+    X, Y = check_pairwise_arrays(X, Y)
+    # (the norms are not handed to euclidean_distances: it refuses infinite
+    # ones, which the callers report as kernel values that are not finite)
+    D = euclidean_distances(X, Y, squared=True)
+    return recompute_cancelled(D, X, Y, squared_norms(X), squared_norms(Y))
+
+
 def kernel_columns(X, Y, kernel, params):
     """k0(X, Y) for a named or callable kernel (n_X x n_Y); non-finite values
-    are an error (:func:`check_finite_kernel`)."""
+    are an error (:func:`check_finite_kernel`).  scikit-learn's
+    ``pairwise_kernels``, except 'rbf': ``rbf_kernel``'s steps on
+    :func:`squared_distances` (the same bits but where cancellation made
+    scikit-learn's distances unreliable)."""
     with np.errstate(over="ignore", invalid="ignore"):  # reported just below
-        K = pairwise_kernels(X, Y, metric=kernel, filter_params=True, **params)
+        if kernel == "rbf":
+            # rbf_kernel's steps on distances without its cancellation
+            # (squared_distances): exp(-gamma d^2) is 1 on a point and itself
+            # at every scale, as kernel_diagonal says
+            K = squared_distances(X, Y)
+            gamma = params.get("gamma")
+            K *= -(1.0 / X.shape[1] if gamma is None else gamma)
+            np.exp(K, out=K)
+        else:
+            K = pairwise_kernels(X, Y, metric=kernel, filter_params=True, **params)
     return check_finite_kernel(K, kernel, params, X, Y)
 
 
@@ -338,6 +502,10 @@ def kernel_column(X, x, kernel, params, sq=None):
     (``euclidean_distances`` then ``rbf_kernel``; ``polynomial_kernel``;
     ``sigmoid_kernel``), with ``sq``, the squared row norms of X, computed
     once by the caller; other kernels go through :func:`kernel_columns`.
+    For 'rbf' the squared distances that cancellation made unreliable (the
+    point itself, near-duplicates: :func:`recompute_cancelled`) are then
+    recomputed by the direct difference, so that ``K(x_p, x_p) = 1`` as
+    :func:`kernel_diagonal` says, at every scale of X.
     'cosine' is ``X x / (|X_i| |x|)`` with scikit-learn's ``normalize`` rule
     for norms below ``10 eps`` (taken as 1), which equals
     ``cosine_similarity`` up to rounding and, on sparse X, costs one sparse
@@ -367,8 +535,11 @@ def kernel_column(X, x, kernel, params, sq=None):
                 sq = row_norms(X, squared=True)
             K *= -2.0
             K += sq
-            K += np.einsum("ij,ij->i", x[None, :], x[None, :])[0]  # (row_norms' sum)
+            xx = np.einsum("ij,ij->i", x[None, :], x[None, :])[0]  # (row_norms' sum)
+            K += xx
             np.maximum(K, 0.0, out=K)
+            # K(x, x) and near-duplicates by the direct difference (cancellation)
+            recompute_cancelled(K, X, x, sq, xx)
             K *= -gamma
             np.exp(K, out=K)
         elif kernel == "poly":
