@@ -14,6 +14,7 @@ rounding error of |x|^2 + |x|^2 - 2 x.x), so that what fit factored and
 what transform maps agree.
 """
 
+import pickle
 import warnings
 
 import numpy as np
@@ -239,3 +240,16 @@ def test_rbf_at_large_scales_maps_the_training_points_as_fit(scale, fmt):
     dense = _fit_rbf(lambda: LogDetKernelLearner(kernel="rbf", rank=n, random_state=0), X * scale)
     np.testing.assert_array_equal(ld.pivots_, dense.pivots_)
     np.testing.assert_allclose(Z @ Z.T, dense.embedding_ @ dense.embedding_.T, atol=tol)
+
+
+def test_a_singular_pivot_block_is_the_packages_error():
+    """Should a factor's pivot block L = G0[pivots] be singular all the same,
+    transform says so naming the kernel and the scale (not SciPy's
+    LinAlgError), and leaves the estimator as it was."""
+    ld = LogDetKernelLearner(kernel="rbf", rank=10, random_state=0).fit(X, y)
+    ld.factor_._map.L[4, 4] = 0.0  # as a pivot column that disagreed with the diagonal
+    before = pickle.dumps(ld)
+    with pytest.raises(ValueError, match=r"pivot block.*singular.*kernel='rbf' \(gamma=None\)"
+                                         r".*scale of X \(largest \|X\| = "):
+        ld.transform(X)
+    assert pickle.dumps(ld) == before

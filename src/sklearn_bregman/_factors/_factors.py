@@ -56,6 +56,7 @@ from ._kernels import (
     kernel_source,
     not_finite_message,
     pivot_columns,
+    singular_pivots_message,
 )
 
 __all__ = ["FLOOR", "RPCHOLESKY_BLOCK", "CSIResult", "LowRankFactor", "PivotMap",
@@ -914,8 +915,20 @@ class PivotMap:
             Kc = pivot_columns(X, self.kernel, self.params, self.X_pivots, self.pivots)
         # phi0(x) = k(x, pivots) L^-T  <=>  L phi0(x)' = k(pivots, x)
         with np.errstate(over="ignore", invalid="ignore"):  # reported just below
-            Z = linalg.solve_triangular(self.L, Kc.T, lower=True, check_finite=False).T
+            Z = self._solve(Kc.T, X).T
         return check_finite_coordinates(Z, self.kernel, self.params, X)
+
+    def _solve(self, B, X):
+        """``L^-1 B``; a zero on L's diagonal (kernel columns that disagreed
+        with the diagonal when the factor was built) is the package's
+        ValueError naming the kernel and the scale of X, not SciPy's
+        LinAlgError."""
+        try:
+            return linalg.solve_triangular(self.L, B, lower=True, check_finite=False)
+        except linalg.LinAlgError:
+            X_p = self.X_pivots if self.X_pivots is not None else np.zeros(0)
+            raise ValueError(singular_pivots_message(
+                self.kernel, self.params, (X, X_p))) from None
 
     def input_map(self):
         """P of ``phi0(x) = x P`` for the linear kernel, (n_features, r):
@@ -925,8 +938,7 @@ class PivotMap:
         if self.kernel != "linear":
             raise ValueError(f"phi0 of kernel={self.kernel!r} is not linear in the input.")
         X_p = self.X_pivots.toarray() if sp.issparse(self.X_pivots) else self.X_pivots
-        return linalg.solve_triangular(self.L, np.asarray(X_p, dtype=np.float64),
-                                       lower=True, check_finite=False).T
+        return self._solve(np.asarray(X_p, dtype=np.float64), X_p).T
 
 
 def input_map(kernel, map_):

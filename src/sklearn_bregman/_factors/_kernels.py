@@ -199,9 +199,10 @@ _KERNEL_ARGS = {"rbf": ("gamma",), "laplacian": ("gamma",),
                 "adaptive_rbf": ("n_neighbors",)}
 
 
-def not_finite_message(what, kernel, params, arrays):
-    """Error message for kernel values (or coordinates built from them) that
-    are not finite: names the kernel, its parameters and what to check."""
+def _describe(kernel, params, arrays):
+    """``(desc, check)`` of the error messages about kernel values: the
+    kernel with its parameters, and what to check (the scale of X, the
+    largest |value| of ``arrays``, and the parameters the kernel reads)."""
     if callable(kernel):
         name = getattr(kernel, "__name__", repr(kernel))
         desc = f"kernel={name}" + (f" with kernel_params={params}" if params else "")
@@ -217,7 +218,25 @@ def not_finite_message(what, kernel, params, arrays):
         largest = max((float(abs(a).max()) for a in arrays if a.size), default=0.0)
         check = f"the scale of X (largest |X| = {largest:.3g})" + (f" and {check}"
                                                                   if check else "")
+    return desc, check
+
+
+def not_finite_message(what, kernel, params, arrays):
+    """Error message for kernel values (or coordinates built from them) that
+    are not finite: names the kernel, its parameters and what to check."""
+    desc, check = _describe(kernel, params, arrays)
     return f"{what} are not finite (NaN or inf) for {desc}. Check {check}."
+
+
+def singular_pivots_message(kernel, params, arrays):
+    """Error message for a factor whose pivots' triangular block is singular
+    (the out-of-sample map cannot be formed): names the kernel, its
+    parameters and what to check, as :func:`not_finite_message`."""
+    desc, check = _describe(kernel, params, arrays)
+    return ("The factor's pivot block L = G0[pivots] is singular (a zero on its "
+            f"diagonal) for {desc}: the kernel values of the training pivots do not "
+            "agree with the kernel's diagonal, so new points cannot be mapped. "
+            f"Check {check}.")
 
 
 def check_finite_kernel(K, kernel, params, *arrays):
