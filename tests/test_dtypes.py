@@ -120,8 +120,11 @@ def test_a_float32_dataframe_gives_float32_as_pca_does(est, frame, wine):
     float32 ndarray and CSR matrix gave float32). The output dtype is now
     scikit-learn's ``PCA``'s for the same frame (the oracle), through
     ``transform``, ``fit_transform`` and ``set_output(transform='pandas')``,
-    and the values are those of the frame's float64 copy, rounded (bitwise:
-    the engine computes in float64 either way)."""
+    and the values are those of the frame's float64 copy, rounded. Not bit
+    for bit: the engine computes in float64 either way, but the layout pandas
+    gives the converted frame (which varies between its versions) decides
+    BLAS's order of summation, and DefiniteBoost's iterations carry that
+    rounding to about 5e-11 relative (pandas 2.3 against 2.0)."""
     from sklearn.decomposition import PCA
 
     X, y = wine
@@ -135,5 +138,6 @@ def test_a_float32_dataframe_gives_float32_as_pca_does(est, frame, wine):
     out = clone(est).set_output(transform="pandas").fit(df, y).transform(df)
     assert set(out.dtypes) == {np.dtype(expected)}
     df64 = df.astype(np.float64)
-    np.testing.assert_array_equal(
-        Z, clone(est).fit(df64, y).transform(df64).astype(expected))
+    want = clone(est).fit(df64, y).transform(df64).astype(expected)
+    tol = 1e-9 if expected == np.float64 else 1e-6
+    np.testing.assert_allclose(Z, want, rtol=0, atol=tol * np.abs(want).max())
