@@ -170,6 +170,19 @@ def test_calibrate_threshold_is_metric_learns(iris, strategy, kw):
     assert clf.threshold_ == metric_learn_threshold(scores, s_held, strategy, *args)
 
 
+def _fitted_at_scales(Learner, X, pairs, s, scale, then=None):
+    """PairClassifier(Learner) fitted on the first 150 of ``pairs`` over X
+    and over X * scale (``then(clf)`` after each fit): (plain, scaled)."""
+    fitted = []
+    for factor in (1.0, scale):
+        clf = PairClassifier(Learner(random_state=0), preprocessor=X * factor)
+        clf.fit(pairs[:150], s[:150])
+        if then is not None:
+            then(clf)
+        fitted.append(clf)
+    return fitted
+
+
 @pytest.mark.parametrize("scale", [1e-60, 1e100, 1e150])
 @pytest.mark.parametrize("strategy,kw", CALIBRATIONS)
 def test_calibration_at_extreme_scales_is_the_scaled_threshold(iris, strategy, kw, scale):
@@ -178,13 +191,9 @@ def test_calibration_at_extreme_scales_is_the_scaled_threshold(iris, strategy, k
     # calibrated threshold; the predictions do not change
     X, y = iris
     pairs, s = index_pairs(y, 300)
-    fitted = []
-    for factor in (1.0, scale):
-        clf = PairClassifier(ITMLTransformer(random_state=0), preprocessor=X * factor)
-        clf.fit(pairs[:150], s[:150])
-        clf.calibrate_threshold(pairs[150:], s[150:], strategy, **kw)
-        fitted.append(clf)
-    plain, scaled = fitted
+    plain, scaled = _fitted_at_scales(ITMLTransformer, X, pairs, s, scale,
+                                      lambda clf: clf.calibrate_threshold(
+                                          pairs[150:], s[150:], strategy, **kw))
     assert np.isfinite(scaled.threshold_)
     d_plain = -plain.decision_function(pairs[150:])
     if plain.threshold_ < d_plain.min():
@@ -245,19 +254,14 @@ def test_a_kernel_learner_at_extreme_scales_makes_the_same_predictions(iris, Lea
     # calibrated thresholds with them, and no prediction changes
     X, y = iris
     pairs, s = index_pairs(y, 300)
-    fitted = []
-    for factor in (1.0, scale):
-        clf = PairClassifier(Learner(random_state=0), preprocessor=X * factor)
-        clf.fit(pairs[:150], s[:150])
-        fitted.append(clf)
-    plain, scaled = fitted
+    plain, scaled = _fitted_at_scales(Learner, X, pairs, s, scale)
     assert scaled.estimator_.converged_ and plain.estimator_.converged_
     assert scaled.estimator_.n_iter_ == plain.estimator_.n_iter_
     np.testing.assert_allclose(scaled.decision_function(pairs) / scale,
                                plain.decision_function(pairs), rtol=1e-9)
     assert scaled.threshold_ / scale == pytest.approx(plain.threshold_, rel=1e-9)
     np.testing.assert_array_equal(scaled.predict(pairs), plain.predict(pairs))
-    for clf in fitted:
+    for clf in (plain, scaled):
         clf.calibrate_threshold(pairs[150:], s[150:], "accuracy")
     assert scaled.threshold_ / scale == pytest.approx(plain.threshold_, rel=1e-9)
     np.testing.assert_array_equal(scaled.predict(pairs), plain.predict(pairs))
