@@ -69,6 +69,8 @@ estimators get a result of the right shape or a clean error.
 import copy
 import os
 import re
+import time
+import tracemalloc
 import warnings
 from dataclasses import dataclass, field
 
@@ -80,7 +82,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from sklearn.datasets import make_blobs
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.preprocessing import StandardScaler
 
 import sklearn_bregman
@@ -100,6 +102,7 @@ from sklearn_bregman import (
     kernel_kmeans_scorer,
     knn_scorer,
 )
+from sklearn_bregman._learners import _definiteboost as definiteboost_module
 from sklearn_bregman._utils._warnings import SklearnBregmanWarning
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
 
@@ -1257,3 +1260,62 @@ def test_arbitrary_arrays_get_a_result_or_a_clean_error(data, case):
         assert out.shape[0] == np.shape(value)[0]
         if out.dtype.kind == "f":
             assert np.isfinite(out).all()
+
+
+# ---------------------------------------------------------------------------
+# Sizes beyond what is supported: refused before any O(n^2) array is formed,
+# fast and small, naming the argument and the limit, the estimator unchanged.
+
+
+def refused_cheaply(call, match):
+    """Run ``call``, which must raise a ValueError matching ``match`` in
+    under 2 s with a traced peak under 100 MB; the error."""
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(ValueError, match=match) as info:
+            call()
+        elapsed = time.perf_counter() - t0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert elapsed < 2.0, f"refused after {elapsed:.2f} s"
+    assert peak < 100 * 2**20, f"refused after tracing {peak / 2**20:.0f} MB"
+    return info.value
+
+
+def _small_labelled(n, d=3, seed=0):
+    X = np.random.RandomState(seed).randn(n, d)
+    return X, np.arange(n) % 2
+
+
+def _quiet_fit(est, X, y):
+    """``est.fit(X, y)`` with its ConvergenceWarning (max_iter=2) ignored."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return est.fit(X, y)
+
+
+@pytest.mark.parametrize("fitted", [False, True])
+def test_definiteboost_identity_refuses_more_samples_than_its_limit(fitted):
+    # n x n arrays at n = 100,000 would be 74.5 GB each
+    est = DefiniteBoost(init="identity", n_constraints=10, max_iter=2, random_state=0)
+    if fitted:
+        _quiet_fit(est, *_small_labelled(20))
+    before = state(est)
+    X, y = _small_labelled(100_000)
+    exc = refused_cheaply(lambda: est.fit(X, y),
+                          r"init='identity'.*n <= 2000 samples; got n=100000.*init='kernel'")
+    check_error(exc, "n")
+    assert state(est) == before
+    if not fitted:  # the first call of a stream sets up the same start
+        refused_cheaply(lambda: est.partial_fit(X, y), r"n <= 2000 samples; got n=100000")
+        assert state(est) == before
+    assert definiteboost_module.IDENTITY_MAX_N == 2000
+
+
+def test_definiteboost_identity_limit_is_the_largest_n_taken(monkeypatch):
+    monkeypatch.setattr(definiteboost_module, "IDENTITY_MAX_N", 12)
+    est = DefiniteBoost(init="identity", n_constraints=10, max_iter=2, random_state=0)
+    refused_cheaply(lambda: est.fit(*_small_labelled(13)), r"n <= 12 samples; got n=13")
+    assert _quiet_fit(est, *_small_labelled(12)).metric_.shape == (12, 12)

@@ -48,6 +48,15 @@ from ._base import (
 
 __all__ = ["DefiniteBoost"]
 
+#: Largest n of ``init='identity'``: W is then the dense n x n kernel on the
+#: training points, whose set-up holds several n x n arrays (U, Vt, the
+#: normalised coordinates, log W_1, then the constraint rows and the fitted
+#: metric_ and embedding_) and whose projections cost O(n^3) each (an
+#: eigendecomposition of log W), as ``NearestCorrelation``'s von Neumann
+#: path (``VONNEUMANN_MAX_N``, the same limit).  ``init='kernel'`` with a
+#: rank works on an n x rank factor instead.
+IDENTITY_MAX_N = 2000
+
 
 class _Start(NamedTuple):
     """What DefiniteBoost's first call sets up: the initial factor (None with
@@ -174,7 +183,9 @@ class DefiniteBoost(FactorLearner):
     dual_correction : bool, default=True
         Allow steps that give dual weight back (see above).
     init : {'kernel', 'identity'}, default='kernel'
-        Starting point :math:`W_1` (see above).
+        Starting point :math:`W_1` (see above).  ``'identity'`` works on
+        dense n x n matrices and takes at most ``IDENTITY_MAX_N`` = 2000
+        samples (more raise a ValueError before anything is allocated).
     learning_rate : float, default=0.5
         :math:`\eta` of the MEG update in :meth:`partial_fit`.  Our example
         matrix is :math:`vv^T` where the paper's is :math:`\frac12 vv^T`,
@@ -522,6 +533,13 @@ class DefiniteBoost(FactorLearner):
         assigned to nothing)."""
         if self.init == "identity":
             n = X.shape[0]
+            if n > IDENTITY_MAX_N:  # (before any n x n array)
+                raise ValueError(
+                    f"{type(self).__name__}(init='identity') learns the dense n x n kernel "
+                    f"of the training points (several n x n arrays, O(n^3) per projection) "
+                    f"and is limited to n <= {IDENTITY_MAX_N} samples; got n={n} "
+                    f"({n * n * 8 / 2**30:.3g} GB per n x n array). Use init='kernel' "
+                    "with a rank, which works on an n x rank factor.")
             U = np.eye(n)
             s, Vt, scale, factor = np.ones(n), np.eye(n), np.sqrt(n), None
             G_norm = U / scale
