@@ -102,6 +102,7 @@ from sklearn_bregman import (
     kernel_kmeans_scorer,
     knn_scorer,
 )
+from sklearn_bregman._factors import _factors as factors_module
 from sklearn_bregman._learners import _definiteboost as definiteboost_module
 from sklearn_bregman._utils._warnings import SklearnBregmanWarning
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
@@ -1319,3 +1320,43 @@ def test_definiteboost_identity_limit_is_the_largest_n_taken(monkeypatch):
     est = DefiniteBoost(init="identity", n_constraints=10, max_iter=2, random_state=0)
     refused_cheaply(lambda: est.fit(*_small_labelled(13)), r"n <= 12 samples; got n=13")
     assert _quiet_fit(est, *_small_labelled(12)).metric_.shape == (12, 12)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: CSIDecomposition(rank=5, delta=2),
+    lambda: LogDetKernelLearner(kernel="rbf", rank=5, low_rank="csi", n_constraints=10,
+                                max_iter=2, random_state=0),
+    lambda: DefiniteBoost(kernel="rbf", rank=5, low_rank="csi", n_constraints=10,
+                          max_iter=2, random_state=0),
+])
+def test_csi_refuses_one_hot_side_information_beyond_its_limit(make):
+    # integer y with n distinct values (ids, counts): one-hot n x n, 74.5 GB
+    X = np.random.RandomState(0).randn(100_000, 3)
+    y = np.arange(100_000)
+    est = make()
+    before = state(est)
+    exc = refused_cheaply(lambda: est.fit(X, y),
+                          r"y holds class labels with 100000 classes.*limit of 67108864 "
+                          r"cells.*floating-point responses")
+    check_error(exc, "y")
+    assert state(est) == before
+    assert factors_module.ONE_HOT_MAX_CELLS == 2**26
+
+
+def test_csi_one_hot_limit_counts_cells_and_spares_responses(monkeypatch):
+    X = np.random.RandomState(0).randn(40, 3)
+    y = np.arange(40) % 4
+    ordinary = CSIDecomposition(rank=3, delta=2).fit(X, y)
+    monkeypatch.setattr(factors_module, "ONE_HOT_MAX_CELLS", 160)  # 40 x 4: taken
+    taken = CSIDecomposition(rank=3, delta=2).fit(X, y)
+    np.testing.assert_array_equal(taken.pivots_, ordinary.pivots_)
+    est = CSIDecomposition(rank=3, delta=2).fit(X[:30], y[:30])
+    before = state(est)
+    monkeypatch.setattr(factors_module, "ONE_HOT_MAX_CELLS", 159)
+    refused_cheaply(lambda: est.fit(X, y), r"4 classes for 40 samples.*limit of 159 cells")
+    assert state(est) == before
+    # the same values as responses are one column
+    assert CSIDecomposition(rank=3, delta=2).fit(X, y.astype(float)).rank_ >= 1
+    learner = LogDetKernelLearner(kernel="rbf", rank=3, low_rank="csi", n_constraints=10,
+                                  max_iter=2, random_state=0)
+    refused_cheaply(lambda: learner.fit(X, y), r"4 classes for 40 samples")

@@ -807,6 +807,32 @@ class _Buffers:
         self.cap = cap
 
 
+#: Most cells (n_samples x n_classes) of the one-hot side information that
+#: class labels become for CSI: the run holds several dense arrays of that
+#: shape (Y, its scaled and centred copies, the predictions' accumulator),
+#: 512 MB each at the limit (e.g. 100,000 samples of up to 671 classes).
+ONE_HOT_MAX_CELLS = 2**26
+
+
+class OneHotTooLarge(ValueError):
+    """The one-hot side information of ``y`` would exceed ``ONE_HOT_MAX_CELLS``
+    (a ValueError raised before it is formed, passed on as it is)."""
+
+
+def check_one_hot_size(n, n_classes):
+    """Refuse class labels whose one-hot encoding (n x n_classes) would
+    exceed ``ONE_HOT_MAX_CELLS``, before it is formed."""
+    if n * n_classes > ONE_HOT_MAX_CELLS:
+        raise OneHotTooLarge(
+            f"y holds class labels with {n_classes} classes for {n} samples: their "
+            f"one-hot side information (n_samples x n_classes = {n * n_classes} cells, "
+            f"{n * n_classes * 8 / 2**30:.3g} GB per array) exceeds the limit of "
+            f"{ONE_HOT_MAX_CELLS} cells. If y is a regression target (counts, "
+            "measurements), pass it as floating-point responses (y.astype(float)); "
+            "otherwise merge classes, or factor without side information "
+            "(CSIDecomposition without y, low_rank='cholesky' in the kernel learners).")
+
+
 def targets(y):
     """Side information as an (n, d) float matrix.
 
@@ -819,6 +845,7 @@ def targets(y):
         return y.reshape(y.shape[0], -1).astype(np.float64)
     kind = type_of_target(y, input_name="y", raise_unknown=True)
     if kind in ("binary", "multiclass"):
+        check_one_hot_size(y.shape[0], max(np.unique(y.reshape(-1)).shape[0], 2))
         Y = LabelBinarizer().fit_transform(y.reshape(-1)).astype(np.float64)
         if Y.shape[1] == 1:  # LabelBinarizer gives one column for two classes
             Y = np.hstack([1.0 - Y, Y])
@@ -842,6 +869,7 @@ def side_information(y, unlabeled=-1):
     Y = np.zeros((y.shape[0], 0))
     if labeled.any():
         classes, codes = np.unique(y[labeled], return_inverse=True)
+        check_one_hot_size(y.shape[0], classes.shape[0])
         Y = np.zeros((y.shape[0], classes.shape[0]))
         Y[np.flatnonzero(labeled), codes] = 1.0
     return Y

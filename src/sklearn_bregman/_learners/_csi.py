@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._data._data import enter, output_dtype
 from .._data._inputs import refuse_sparse_kernel
-from .._factors._factors import targets
+from .._factors._factors import OneHotTooLarge, targets
 from .._factors._kernels import KERNEL_PARAMETERS, KernelParamsMixin, check_precomputed
 from .._utils._sklearn_compat import Interval
 from .._utils._state import TransactionalMixin, call_random_state, fit_context
@@ -315,6 +315,8 @@ def _targets(y):
     ``y`` when it holds neither responses nor class labels."""
     try:
         return targets(y)
+    except OneHotTooLarge:  # (its message names y and the limit)
+        raise
     except ValueError as exc:
         raise ValueError(
             "CSIDecomposition: y must hold floating-point responses (one column per "
