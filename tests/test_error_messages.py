@@ -104,6 +104,7 @@ from sklearn_bregman import (
 )
 from sklearn_bregman._factors import _factors as factors_module
 from sklearn_bregman._learners import _definiteboost as definiteboost_module
+from sklearn_bregman._learners import _itml as itml_module
 from sklearn_bregman._utils._warnings import SklearnBregmanWarning
 from sklearn_bregman.constraints import pairs_from_labels, triplets_from_labels
 
@@ -1360,3 +1361,27 @@ def test_csi_one_hot_limit_counts_cells_and_spares_responses(monkeypatch):
     learner = LogDetKernelLearner(kernel="rbf", rank=3, low_rank="csi", n_constraints=10,
                                   max_iter=2, random_state=0)
     refused_cheaply(lambda: learner.fit(X, y), r"4 classes for 40 samples")
+
+
+@pytest.mark.parametrize("method, fitted", [("fit", False), ("fit", True),
+                                            ("partial_fit", False)])
+def test_itml_refuses_dense_x_with_more_features_than_its_limit(method, fitted):
+    # the d x d metric at d = 50,000 would be 18.6 GB
+    est = ITMLTransformer(max_iter=2, random_state=0)
+    if fitted:
+        _quiet_fit(est, *_small_labelled(20))
+    before = state(est)
+    X = np.random.RandomState(0).randn(4, 50_000)
+    exc = refused_cheaply(lambda: getattr(est, method)(X, np.array([0, 0, 1, 1])),
+                          r"n_features d = 50000.*at most 8192 features")
+    check_error(exc, "X")
+    assert state(est) == before
+    assert itml_module.ITML_DENSE_MAX_FEATURES == 8192
+
+
+def test_itml_dense_limit_is_the_largest_d_taken(monkeypatch):
+    monkeypatch.setattr(itml_module, "ITML_DENSE_MAX_FEATURES", 3)
+    refused_cheaply(lambda: ITMLTransformer(max_iter=2).fit(*_small_labelled(20, d=4)),
+                    r"n_features d = 4.*at most 3 features")
+    est = _quiet_fit(ITMLTransformer(max_iter=2), *_small_labelled(20, d=3))
+    assert est.metric_.shape == (3, 3)

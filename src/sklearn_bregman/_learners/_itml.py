@@ -39,6 +39,13 @@ _LOGDET = LogDet()
 #: 4096) and each projection O(d^2); the pairs' rows are densified as gathered.
 ITML_SPARSE_MAX_FEATURES = 4096
 
+#: Most features ITML takes on dense X: a fit holds several dense d x d
+#: arrays (the prior, the engine's metric, metric_ and components_: 512 MB
+#: each at 8192, about 2 GB in all) and computes components_ by an O(d^3)
+#: Cholesky factorisation; each projection is O(d^2).  The limit of
+#: ``get_mahalanobis_matrix`` (``MAHALANOBIS_MAX_FEATURES``), the same size.
+ITML_DENSE_MAX_FEATURES = 8192
+
 
 class ITMLTransformer(TransactionalMixin, MahalanobisMixin, ClassNamePrefixFeaturesOutMixin,
                       TransformerMixin, BaseEstimator):
@@ -228,6 +235,9 @@ class ITMLTransformer(TransactionalMixin, MahalanobisMixin, ClassNamePrefixFeatu
             Training data.  A dask array (rows in chunks) stays on the
             workers: only the rows the pairs touch are gathered.  With a
             ``preprocessor``, a 1-D array of the points' identifiers.
+            At most ``ITML_DENSE_MAX_FEATURES`` = 8192 features
+            (``ITML_SPARSE_MAX_FEATURES`` = 4096 for sparse X): the metric
+            is d x d.
         y : array-like of shape (n_samples,), default=None
             Class labels (a dask array too); pairs are drawn from them when
             ``constraints`` is None.  Samples labelled ``unlabeled`` get no
@@ -290,7 +300,8 @@ class ITMLTransformer(TransactionalMixin, MahalanobisMixin, ClassNamePrefixFeatu
 
     def _enter(self, X, *, reset, stream):
         """``X`` validated as rows (sparse X: at most
-        ``ITML_SPARSE_MAX_FEATURES`` features; ``stream``: in memory)."""
+        ``ITML_SPARSE_MAX_FEATURES`` features, dense X at most
+        ``ITML_DENSE_MAX_FEATURES``; ``stream``: in memory)."""
         rows = enter(self, X, reset=reset, fitting=True, ensure_min_samples=2)
         if stream:
             rows.in_memory(f"{type(self).__name__}.partial_fit",
@@ -303,6 +314,15 @@ class ITMLTransformer(TransactionalMixin, MahalanobisMixin, ClassNamePrefixFeatu
                 f"projection (at most {ITML_SPARSE_MAX_FEATURES} features are taken on "
                 "sparse X). LogDetKernelLearner(kernel='cosine' or 'linear', rank=...) "
                 "learns a low-rank kernel from the sparse rows without a d x d matrix.")
+        if rows.shape[1] > ITML_DENSE_MAX_FEATURES:  # (before the d x d prior)
+            d = rows.shape[1]
+            raise ValueError(
+                f"ITMLTransformer learns a d x d Mahalanobis matrix: with X of n_features "
+                f"d = {d} that is {d * d * 8 / 2**30:.3g} GB per d x d array (a fit holds "
+                f"several) and O(d^2) per projection; at most {ITML_DENSE_MAX_FEATURES} "
+                "features are taken. Reduce the features first (e.g. PCA), or use "
+                "LogDetKernelLearner(kernel='linear', rank=...), which learns a low-rank "
+                "kernel without a d x d matrix.")
         return rows
 
     def _fit(self, X, y, constraints, *, stream):
