@@ -467,3 +467,70 @@ def test_number_of_equal_triplets_is_exact_beyond_int64():
     assert diff == math.comb(50, 3) * 10**18  # > 2**63
     assert _n_equal_triplets(np.array([3, 1, 2, 5])) == (
         1 + 10, 3 * 1 * 2 + 3 * 1 * 5 + 3 * 2 * 5 + 1 * 2 * 5)
+
+
+def _fast_and_small(call, match):
+    """``call`` raises a ValueError matching ``match`` in < 2 s and < 100 MB."""
+    import time
+    import tracemalloc
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.raises(ValueError, match=match):
+            call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert time.perf_counter() - t0 < 2.0 and peak < 100 * 2**20
+
+
+@pytest.mark.parametrize("case", ["pairs", "triplets", "equal", "relative"])
+def test_oversized_label_draws_are_refused_before_any_work(case):
+    from sklearn_bregman.constraints import (
+        equal_triplets_from_labels,
+        relative_from_labels,
+        triplets_from_labels,
+    )
+    y = np.arange(100_000) % 2
+    call, param = {
+        "pairs": (lambda: pairs_from_labels(y, 10**12, random_state=0), "n_constraints"),
+        "triplets": (lambda: triplets_from_labels(y, 10**9, random_state=0), "n_triplets"),
+        "equal": (lambda: equal_triplets_from_labels(np.arange(3000) % 3, 10**12,
+                                                     random_state=0), "n_triplets"),
+        "relative": (lambda: relative_from_labels(y, 10**9, random_state=0),
+                     "n_constraints"),
+    }[case]
+    _fast_and_small(call, rf"{param}=\d+ asks for \d+ .*10000000")
+
+
+def test_default_count_with_many_classes_is_refused_naming_the_classes():
+    from sklearn_bregman import LogDetKernelLearner
+    y = np.arange(20_000) // 2  # 10,000 classes: 40 c^2 = 4e9 pairs
+    _fast_and_small(lambda: pairs_from_labels(y, random_state=0),
+                    r"n_constraints=None .*c=10000 classes of y.*pass n_constraints")
+    X = np.random.RandomState(0).randn(20_000, 2)
+    est = LogDetKernelLearner(rank=2, max_iter=1)
+    _fast_and_small(lambda: est.fit(X, y), r"n_constraints=None .*c=10000 classes")
+    assert not hasattr(est, "components_") and not hasattr(est, "n_features_in_")
+    # an explicit count from the same labels is drawn
+    pc = pairs_from_labels(y, 1000, random_state=0)
+    assert len(pc) == 1000 and len(keys(pc)) == 1000
+    assert np.all((y[pc.i] == y[pc.j]) == (pc.sign > 0))
+
+
+def test_listing_different_class_pairs_needs_no_square_of_the_labels():
+    # 6000 points, all but two of one class: asking every different-class
+    # pair lists them (12,000 - 2 pairs), in O(pairs), not 18e6 index pairs
+    y = np.zeros(6000, int)
+    y[[10, 4000]] = [1, 2]
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        pc = pairs_from_labels(y, 24_000, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 100 * 2**20
+    diff = pc.sign < 0
+    assert diff.sum() == 2 * 5998 + 1 and len(keys(pc)) == len(pc) == 24_000
+    assert np.all(y[pc.i[diff]] != y[pc.j[diff]]) and np.all(y[pc.i[~diff]] == y[pc.j[~diff]])

@@ -345,7 +345,10 @@ def pairs_from_labels(y, n_constraints=None, *, unlabeled=-1, random_state=None)
         Class labels.  Samples labelled ``unlabeled`` take part in no pair.
     n_constraints : int, default=None
         Number of pairs.  ``None`` gives ITML's default 40 c^2 for c classes.
-        Capped by the number of distinct admissible pairs.
+        Capped by the number of distinct admissible pairs; more than
+        ``LABEL_DRAW_MAX_CONSTRAINTS`` = 10**7 pairs after that cap (also by
+        the default, for more than 500 classes) are refused with a
+        ValueError, before any work.
     unlabeled : int, str or None, default=-1
         Label that marks an unlabeled sample (scikit-learn's semi-supervised
         convention).  ``None``: every label is a class.
@@ -631,7 +634,9 @@ def triplets_from_labels(y, n_triplets=None, *, coarse=None, unlabeled=-1,
         Class labels.  Samples labelled ``unlabeled`` take part in no triplet.
     n_triplets : int, default=None
         Number of triplets; ``None``: 40 c^2 for c classes (as the pairs).
-        Fewer are returned when fewer distinct triplets exist.
+        Fewer are returned when fewer distinct triplets exist; more than
+        ``LABEL_DRAW_MAX_CONSTRAINTS`` = 10**7 after that cap are refused
+        with a ValueError, before any work.
     coarse : array-like of shape (n_samples,), default=None
         Coarse label of every sample; samples of one class must share it.
     unlabeled : int, str or None, default=-1
@@ -686,7 +691,8 @@ def equal_triplets_from_labels(y, n_triplets, *, mode="mixed", unlabeled=-1,
         triplets available (``sum_k C(c_k, 3)`` of one class and the sum of
         ``c_a c_b c_c`` over three classes, for classes of ``c_k`` labeled
         samples), so a large request costs no more than the triplets that
-        exist.
+        exist; more than ``LABEL_DRAW_MAX_CONSTRAINTS`` = 10**7 after that
+        cap are refused with a ValueError, before any work.
     mode : {'mixed', 'same', 'different'}, default='mixed'
         'same': three points of one class; 'different': three classes;
         'mixed': half of each kind (one kind takes over what the other
@@ -998,7 +1004,8 @@ def relative_from_labels(y, n_constraints=None, *, ratio=1.0, margin=0.0, unlabe
     >>> len(rc), bool(np.all((y[rc.i] == y[rc.j]) & (y[rc.i] != y[rc.l])))
     (50, True)
     """
-    t = outlier_triplets(y, n_constraints, unlabeled=unlabeled, random_state=random_state)
+    t = outlier_triplets(y, n_constraints, unlabeled=unlabeled, random_state=random_state,
+                         param="n_constraints")
     return RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2], ratio=ratio,
                                margin=margin)
 

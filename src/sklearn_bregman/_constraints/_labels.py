@@ -18,8 +18,40 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._utils._warnings import column_or_1d, warn
 
-__all__ = ["LabelIndex", "check_labels", "draw_label_pairs", "equal_triplets",
-           "encode_labels", "n_equal_triplets", "outlier_triplets"]
+__all__ = ["LABEL_DRAW_MAX_CONSTRAINTS", "LabelIndex", "check_labels",
+           "draw_label_pairs", "equal_triplets", "encode_labels", "n_equal_triplets",
+           "outlier_triplets"]
+
+#: Most pairs or triplets one draw from labels returns.  The result alone
+#: takes 16-25 bytes a row and the draw several times that (candidates, the
+#: sort that makes them distinct): 10**7 rows stay near a GB.  A larger
+#: request (after capping it by the rows that exist) is refused before any
+#: work, naming the parameter; so is the default 40 c^2 when y has so many
+#: classes that it exceeds this (c > 500): the caller then chooses a count.
+LABEL_DRAW_MAX_CONSTRAINTS = 10**7
+
+
+def _check_draw_size(asked, effective, param, what, n_classes):
+    """Refuse a draw of more than ``LABEL_DRAW_MAX_CONSTRAINTS`` rows.
+
+    ``asked`` is the caller's count (None: the default 40 c^2), ``effective``
+    the rows that would be returned (capped by the rows that exist).
+    """
+    if effective <= LABEL_DRAW_MAX_CONSTRAINTS:
+        return
+    if asked is None:
+        raise ValueError(
+            f"{param}=None draws the default 40 c^2 = {40 * n_classes**2} {what} for "
+            f"the c={n_classes} classes of y, more than the "
+            f"{LABEL_DRAW_MAX_CONSTRAINTS} a draw from labels returns "
+            f"(LABEL_DRAW_MAX_CONSTRAINTS); pass {param} (at most "
+            f"{LABEL_DRAW_MAX_CONSTRAINTS})."
+        )
+    raise ValueError(
+        f"{param}={asked} asks for {effective} {what} (of those y admits), more than "
+        f"the {LABEL_DRAW_MAX_CONSTRAINTS} a draw from labels returns "
+        f"(LABEL_DRAW_MAX_CONSTRAINTS); pass {param} <= {LABEL_DRAW_MAX_CONSTRAINTS}."
+    )
 
 
 def _encode(lo, hi, n):
@@ -130,9 +162,13 @@ class LabelIndex:
         return self._idx, self._y_enc
 
 
-def draw_label_pairs(labels, n_constraints, rng):
+def draw_label_pairs(labels, n_constraints, rng, param="n_constraints"):
     """Pairs drawn from the labels of a :class:`LabelIndex` (or of its dask
     counterpart): same-class pairs and different-class pairs, half each.
+
+    More than ``LABEL_DRAW_MAX_CONSTRAINTS`` pairs (after capping by the
+    pairs that exist) are refused with a ValueError naming ``param``, before
+    any work.
 
     Returns the fields ``(i, j, sign)`` of a pair set (intp, intp, int8;
     distinct pairs, shuffled), for a container to wrap.
@@ -146,6 +182,7 @@ def draw_label_pairs(labels, n_constraints, rng):
             f"y has {what} among the labeled samples; pair constraints from labels "
             "need at least two classes."
         )
+    asked = n_constraints
     if n_constraints is None:
         n_constraints = 40 * n_classes**2
 
@@ -157,6 +194,7 @@ def draw_label_pairs(labels, n_constraints, rng):
     n_same = min((n_constraints + 1) // 2, n_same_avail)
     n_diff = min(n_constraints - n_same, n_diff_avail)
     n_same = min(n_constraints - n_diff, n_same_avail)
+    _check_draw_size(asked, n_same + n_diff, param, "pairs", n_classes)
 
     def draw_same(size):
         k = rng.choice(n_classes, size=size, p=same_per_class / same_per_class.sum())
@@ -181,9 +219,20 @@ def draw_label_pairs(labels, n_constraints, rng):
         return i[keep], j[keep]
 
     def all_diff():
+        # Every pair (a, b), a < b, of labeled positions of different classes,
+        # in the order of np.triu_indices(n_lab) (so the pick is that of a
+        # listing of all pairs) but built in O(n_diff_avail), not O(n_lab^2):
+        # each position pairs with the positions of the later classes.
         idx, y_enc = labels.all_labeled()
-        a, b = np.triu_indices(n_lab, k=1)
-        keep = y_enc[a] != y_enc[b]
+        order = np.argsort(y_enc, kind="stable")
+        start = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        reps = n_lab - start[1:][y_enc[order]]
+        s = np.repeat(np.arange(n_lab), reps)
+        t = np.arange(s.shape[0]) - np.repeat(np.cumsum(reps) - reps, reps) \
+            + np.repeat(start[1:][y_enc[order]], reps)
+        p, q = order[s], order[t]
+        a, b = np.minimum(p, q), np.maximum(p, q)
+        keep = np.argsort(_encode(a, b, n_lab), kind="stable")
         return idx[a[keep]], idx[b[keep]]
 
     si, sj = _sample_pairs(rng, n_same, n_same_avail, draw_same, all_same, n)
@@ -278,10 +327,15 @@ def _outlier_key(t):
                             t[:, 2]])
 
 
-def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_state=None):
+def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_state=None,
+                     param="n_triplets"):
     """:func:`~sklearn_bregman.constraints.triplets_from_labels` without its
     parameter validation, for callers whose parameters are valid (the
     estimators validate theirs in ``fit``): an (m, 3) intp array.
+
+    More than ``LABEL_DRAW_MAX_CONSTRAINTS`` triplets (after capping by the
+    triplets that exist) are refused with a ValueError naming ``param``
+    (the caller's name of ``n_triplets``), before any draw.
     """
     rng = check_random_state(random_state)
     y, idx, classes, y_enc = encode_labels(y, unlabeled)
@@ -291,6 +345,7 @@ def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_st
             f"y has {what} among the labeled samples; outlier triplets from labels "
             "need at least two classes."
         )
+    asked = n_triplets
     if n_triplets is None:
         n_triplets = 40 * classes.shape[0] ** 2
     levels = [(y_enc, classes.shape[0])]
@@ -311,6 +366,12 @@ def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_st
         if groups.shape[0] < 2:
             raise ValueError("coarse needs at least two groups.")
         levels.append((g_enc, groups.shape[0]))
+    available = 0
+    for codes, n_codes in levels:
+        c = np.bincount(codes, minlength=n_codes).astype(np.float64)
+        available += float((c * (c - 1) / 2 * (c.sum() - c)).sum())
+    _check_draw_size(asked, min(int(n_triplets), available), param, "triplets",
+                     classes.shape[0])
     parts, left = [], int(n_triplets)
     for level, (codes, n_codes) in enumerate(levels):
         want = -(-left // (len(levels) - level))  # fair share of what is left
@@ -337,7 +398,8 @@ def outlier_triplets(y, n_triplets=None, *, coarse=None, unlabeled=-1, random_st
 def equal_triplets(y, n_triplets, *, mode="mixed", unlabeled=-1, random_state=None):
     """:func:`~sklearn_bregman.constraints.equal_triplets_from_labels` without
     its parameter validation, for callers whose parameters are valid: an
-    (m, 3) intp array.
+    (m, 3) intp array (more than ``LABEL_DRAW_MAX_CONSTRAINTS`` triplets,
+    after capping by those that exist, are refused).
     """
     rng = check_random_state(random_state)
     y, idx, classes, y_enc = encode_labels(y, unlabeled)
@@ -381,6 +443,10 @@ def equal_triplets(y, n_triplets, *, mode="mixed", unlabeled=-1, random_state=No
         n_same = min((int(n_triplets) + 1) // 2, n_same_avail)
         n_diff = min(int(n_triplets) - n_same, n_diff_avail)
         n_same = min(int(n_triplets) - n_diff, n_same_avail)
+    # (before any list or draw; the listings below are O(available) and only
+    # taken when at most twice the wanted count is available)
+    _check_draw_size(n_triplets, n_same + n_diff, "n_triplets", "triplets",
+                     classes.shape[0])
 
     def enum_same():
         parts = []

@@ -366,7 +366,7 @@ class _BaseKernelLearner(FactorLearner):
         """``n_constraints`` relative rows ``ratio d(i, j) <= d(i, k)`` drawn
         from the labels (JMLR 2009, Section 6.2.2)."""
         t = outlier_triplets(check_labels(y, n), self.n_constraints, unlabeled=self.unlabeled,
-                             random_state=rng)
+                             random_state=rng, param="n_constraints")
         return RelativeConstraints(t[:, 0], t[:, 1], t[:, 0], t[:, 2], ratio=self.ratio)
 
     def _new_run(self, Stream, G, touched, G_t, rng, stream, bounds=None):
